@@ -1,0 +1,16 @@
+//! # cryptoreg-algos
+//!
+//! Every implementation cryptoreg ships, each registered with `inventory::submit!` next to
+//! its code. Generic drivers (`*-generic`) are portable and constant-time; SIMD drivers
+//! live in `x86_64` modules and are the only place `unsafe` appears.
+//!
+//! Nothing here is called directly by users: the `cryptoreg` facade links this crate and
+//! the registry hands drivers out by name.
+
+#![deny(unsafe_code)]
+
+pub mod aes;
+pub mod modes;
+#[cfg(target_arch = "x86_64")]
+pub mod vaes;
+pub mod xts_util;

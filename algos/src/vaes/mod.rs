@@ -1,0 +1,1 @@
+//! VAES + VPCLMULQDQ drivers for XTS and CTR at three vector widths from one generic core.

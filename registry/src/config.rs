@@ -1,0 +1,196 @@
+//! Configuration: `configs/default.toml` is embedded; a service passes its own file or
+//! sets `CRYPTOREG_CONFIG`. Unknown keys are errors that name the key and its line.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::features::{Feature, Features};
+
+/// The shipped defaults, embedded in every binary.
+pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
+
+/// Environment variable naming a configuration file.
+pub const CONFIG_ENV: &str = "CRYPTOREG_CONFIG";
+
+/// How much self-testing happens at boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SelftestMode {
+    /// No tests: every supported driver is resolvable untested (the kernel's
+    /// `CONFIG_CRYPTO_MANAGER_DISABLE_TESTS`).
+    Off,
+    /// Known-answer vectors only.
+    Kat,
+    /// Known answers, then randomized differential tests against the generic driver.
+    #[default]
+    Full,
+}
+
+/// What a failed self-test does to the boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnFailure {
+    /// The driver is excluded; the boot goes on.
+    #[default]
+    Exclude,
+    /// The boot fails with [`Error::BootAborted`].
+    Abort,
+}
+
+/// `[selftest]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelftestConfig {
+    /// `off`, `kat` or `full`.
+    pub mode: SelftestMode,
+    /// Randomized iterations per driver in `full` mode.
+    pub fuzz_iterations: u32,
+    /// `exclude` or `abort`.
+    pub on_failure: OnFailure,
+    /// Base seed of the randomized tests; absent means a fresh one per boot.
+    pub seed: Option<u64>,
+}
+
+impl Default for SelftestConfig {
+    fn default() -> Self {
+        SelftestConfig {
+            mode: SelftestMode::Full,
+            fuzz_iterations: 100,
+            on_failure: OnFailure::Exclude,
+            seed: None,
+        }
+    }
+}
+
+/// `[disable]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DisableConfig {
+    /// Driver names that are never resolved.
+    pub drivers: Vec<String>,
+}
+
+/// `[cpu]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CpuConfig {
+    /// Features to mask off, like `OPENSSL_ia32cap`.
+    pub disable: Vec<String>,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Self-test policy.
+    pub selftest: SelftestConfig,
+    /// Driver name -> priority overrides.
+    pub priority: BTreeMap<String, u32>,
+    /// Disabled drivers.
+    pub disable: DisableConfig,
+    /// CPU feature masks.
+    pub cpu: CpuConfig,
+}
+
+impl Config {
+    /// Parses TOML text. `origin` names the source in error messages.
+    pub fn parse(text: &str, origin: &str) -> Result<Config> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        config.masked_features()?;
+        Ok(config)
+    }
+
+    /// The embedded defaults.
+    pub fn embedded() -> Config {
+        Config::parse(DEFAULT_CONFIG, "embedded configs/default.toml")
+            .expect("the embedded default configuration parses (checked by a test)")
+    }
+
+    /// Reads a file.
+    pub fn from_file(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// The file named by `explicit`, else by `CRYPTOREG_CONFIG`, else the embedded
+    /// defaults.
+    pub fn load(explicit: Option<&Path>) -> Result<Config> {
+        if let Some(p) = explicit {
+            return Config::from_file(p);
+        }
+        match std::env::var_os(CONFIG_ENV) {
+            Some(p) if !p.is_empty() => Config::from_file(Path::new(&p)),
+            _ => Ok(Config::embedded()),
+        }
+    }
+
+    /// `cpu.disable` as a feature set; an unknown name is an error.
+    pub fn masked_features(&self) -> Result<Features> {
+        self.cpu
+            .disable
+            .iter()
+            .map(|n| {
+                Feature::from_name(n)
+                    .ok_or_else(|| Error::Config(format!("cpu.disable: unknown feature {n:?}")))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_parses_to_defaults() {
+        let c = Config::embedded();
+        assert_eq!(c.selftest.mode, SelftestMode::Full);
+        assert_eq!(c.selftest.fuzz_iterations, 100);
+        assert_eq!(c.selftest.on_failure, OnFailure::Exclude);
+    }
+
+    #[test]
+    fn full_example_parses() {
+        let c = Config::parse(
+            r#"
+[selftest]
+mode = "kat"
+fuzz_iterations = 7
+on_failure = "abort"
+[priority]
+"xts-aes-vaes-avx10_512" = 900
+[disable]
+drivers = ["chacha20-avx512f"]
+[cpu]
+disable = ["avx512f"]
+"#,
+            "test",
+        )
+        .unwrap();
+        assert_eq!(c.selftest.mode, SelftestMode::Kat);
+        assert_eq!(c.priority["xts-aes-vaes-avx10_512"], 900);
+        assert_eq!(c.disable.drivers, vec!["chacha20-avx512f"]);
+        assert!(c.masked_features().unwrap().has(Feature::Avx512f));
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_line() {
+        let err = Config::parse("[selftest]\nmode = \"full\"\nfuzz_iteration = 3\n", "f.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fuzz_iteration"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_errors() {
+        assert!(Config::parse("[selftest]\nmode = \"sometimes\"\n", "t").is_err());
+        assert!(Config::parse("[cpu]\ndisable = [\"avx9000\"]\n", "t").is_err());
+        assert!(Config::parse("[bogus]\n", "t").is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! CPU feature names and a small set type. Names are the ones `/proc/cpuinfo`-style tools
+//! and `std::is_x86_feature_detected!` use, so configuration (`cpu.disable`) and `explain`
+//! speak the operator's language.
+
+use core::fmt;
+
+macro_rules! features {
+    ($($variant:ident => $name:literal,)*) => {
+        /// One CPU feature a driver may require.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Feature { $($variant,)* }
+
+        impl Feature {
+            /// Every feature, in bit order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)*];
+
+            /// The lower-case name (`avx512bw`, `vaes`).
+            pub const fn name(self) -> &'static str {
+                match self { $(Feature::$variant => $name,)* }
+            }
+
+            /// Parses a feature name as written in configuration; case-insensitive.
+            pub fn from_name(name: &str) -> Option<Feature> {
+                let lower = name.to_ascii_lowercase();
+                match lower.as_str() { $($name => Some(Feature::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+features! {
+    Sse2 => "sse2",
+    Sse3 => "sse3",
+    Ssse3 => "ssse3",
+    Sse41 => "sse4.1",
+    Sse42 => "sse4.2",
+    Popcnt => "popcnt",
+    Aes => "aes",
+    Pclmulqdq => "pclmulqdq",
+    Avx => "avx",
+    Avx2 => "avx2",
+    Fma => "fma",
+    Bmi1 => "bmi1",
+    Bmi2 => "bmi2",
+    Adx => "adx",
+    Movbe => "movbe",
+    Sha => "sha",
+    Vaes => "vaes",
+    Vpclmulqdq => "vpclmulqdq",
+    Gfni => "gfni",
+    Avx512f => "avx512f",
+    Avx512cd => "avx512cd",
+    Avx512dq => "avx512dq",
+    Avx512bw => "avx512bw",
+    Avx512vl => "avx512vl",
+    Avx512ifma => "avx512ifma",
+    Avx512vbmi => "avx512vbmi",
+    Avx512vbmi2 => "avx512vbmi2",
+    Avx512vnni => "avx512vnni",
+    Avx512bitalg => "avx512bitalg",
+    Avx512vpopcntdq => "avx512vpopcntdq",
+    Avx512bf16 => "avx512bf16",
+    Avx512fp16 => "avx512fp16",
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of [`Feature`]s, as a bit mask.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Features(u64);
+
+impl Features {
+    /// The empty set.
+    pub const EMPTY: Features = Features(0);
+
+    /// The set of the given features.
+    pub const fn of(list: &[Feature]) -> Features {
+        let mut bits = 0u64;
+        let mut i = 0;
+        while i < list.len() {
+            bits |= 1 << list[i] as u8;
+            i += 1;
+        }
+        Features(bits)
+    }
+
+    /// Whether `f` is in the set.
+    pub const fn has(self, f: Feature) -> bool {
+        self.0 & (1 << f as u8) != 0
+    }
+
+    /// Adds `f`.
+    pub fn insert(&mut self, f: Feature) {
+        self.0 |= 1 << f as u8;
+    }
+
+    /// Removes `f`.
+    pub fn remove(&mut self, f: Feature) {
+        self.0 &= !(1 << f as u8);
+    }
+
+    /// The union.
+    pub const fn union(self, other: Features) -> Features {
+        Features(self.0 | other.0)
+    }
+
+    /// Members of `self` that `other` lacks.
+    pub const fn minus(self, other: Features) -> Features {
+        Features(self.0 & !other.0)
+    }
+
+    /// Members of both.
+    pub const fn intersect(self, other: Features) -> Features {
+        Features(self.0 & other.0)
+    }
+
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The members, in bit order.
+    pub fn iter(self) -> impl Iterator<Item = Feature> {
+        Feature::ALL.iter().copied().filter(move |f| self.has(*f))
+    }
+
+    /// The member names.
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Feature::name).collect()
+    }
+}
+
+impl fmt::Debug for Features {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl fmt::Display for Features {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.names().join(" "))
+    }
+}
+
+impl FromIterator<Feature> for Features {
+    fn from_iter<I: IntoIterator<Item = Feature>>(iter: I) -> Self {
+        let mut s = Features::EMPTY;
+        for f in iter {
+            s.insert(f);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &f in Feature::ALL {
+            assert_eq!(Feature::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Feature::from_name("AVX512F"), Some(Feature::Avx512f));
+        assert_eq!(Feature::from_name("nope"), None);
+    }
+
+    #[test]
+    fn set_operations() {
+        let a = Features::of(&[Feature::Aes, Feature::Avx2]);
+        let b = Features::of(&[Feature::Aes]);
+        assert!(a.has(Feature::Avx2));
+        assert_eq!(a.minus(b).names(), vec!["avx2"]);
+        assert!(b.minus(a).is_empty());
+        assert_eq!(a.to_string(), "aes avx2");
+    }
+}

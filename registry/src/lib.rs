@@ -1,0 +1,62 @@
+//! # cryptoreg-registry
+//!
+//! The heart of cryptoreg, a user-space take on the Linux kernel crypto API: drivers
+//! register an [`AlgDef`] with `inventory::submit!` under an *algorithm name*
+//! (`xts(aes)`) and a unique *driver name* (`xts-aes-aesni`) with a priority; templates
+//! ([`Template`]) build instances such as `xts(ecb(aes-generic))` on demand. At boot the
+//! [`Registry`] reads the CPU ([`CpuInfo`]), applies the CPU-model policy and the
+//! [`Config`], self-tests every driver through an installed [`SelfTester`], and then
+//! resolves names to the highest-priority driver that the CPU supports and that passed.
+//!
+//! This crate knows no concrete algorithm: drivers live in `cryptoreg-algos`, vectors and
+//! the test runner in `cryptoreg-selftest`, and the `cryptoreg` facade ties them together.
+//!
+//! ## Resolution rules
+//!
+//! * An exact driver name wins outright, whatever its priority (an operator pins a
+//!   driver that way) — unless it is disabled, unsupported or failed.
+//! * Otherwise, among entries with that algorithm name (and the template instance the
+//!   name describes, if it is `tmpl(args)`), the highest effective priority among
+//!   enabled, supported, passed entries wins; ties go to the driver name that sorts first.
+//! * Effective priority: runtime [`Registry::set_priority`] > configuration > CPU policy
+//!   (zmm drivers on downclocking models get 1) > base. A template instance's base is
+//!   derived from its children's effective priorities when it is built.
+//! * If only failed drivers exist for a name, the answer is
+//!   [`Error::SelfTestFailed`], never a silent fallback.
+
+#![forbid(unsafe_code)]
+
+mod alg;
+mod config;
+mod cpu;
+mod error;
+mod features;
+mod handle;
+pub mod names;
+mod policy;
+mod registry;
+mod selftest_api;
+mod traits;
+pub mod walk;
+
+pub use alg::{AlgDef, AlgType, Ctor, DriverInfo, Factory, Template};
+pub use config::{
+    Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
+    DEFAULT_CONFIG,
+};
+pub use cpu::{decode_signature, CpuInfo};
+pub use error::{Error, Result};
+pub use features::{Feature, Features};
+pub use handle::{Aead, Cipher, Hash, Skcipher};
+pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
+pub use registry::{
+    BootOptions, Candidate, DriverReport, Explanation, ListEntry, Registry, SelftestReport,
+};
+pub use selftest_api::{SelfTester, TestOutcome, TestParams};
+pub use traits::{
+    check_key_len, AeadImpl, BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl,
+};
+pub use walk::Direction;
+
+/// Re-exported so driver crates submit records with the same `inventory` version.
+pub use inventory;

@@ -1,0 +1,121 @@
+//! What a driver implements. The registry and its handles talk to drivers only through
+//! these object-safe traits, so a template can wrap any child and a handle can hold any
+//! driver.
+//!
+//! Every implementation must zeroize its key material on drop.
+
+use crate::error::{Error, Result};
+
+/// The chaining value carried from one piece of a request to the next: the IV for CBC, the
+/// counter block for CTR, the encrypted tweak for XTS.
+pub type ChainState = [u8; 16];
+
+/// A block cipher (`AlgType::Cipher`): the primitive that the templates build modes from.
+pub trait BlockCipherImpl: Send + Sync {
+    /// Expands `key`; an unsupported length is [`Error::InvalidKeyLength`].
+    fn set_key(&mut self, key: &[u8]) -> Result<()>;
+    /// Encrypts whole blocks in place; `data.len()` is a multiple of the block size.
+    /// Implementations may (and the fast ones do) keep several blocks in flight.
+    fn encrypt_blocks(&self, data: &mut [u8]);
+    /// Decrypts whole blocks in place; `data.len()` is a multiple of the block size.
+    fn decrypt_blocks(&self, data: &mut [u8]);
+}
+
+/// A symmetric-key stream or block-mode cipher (`AlgType::Skcipher`).
+///
+/// A request is processed as: [`start`](Self::start) turns the IV into a [`ChainState`],
+/// then any number of [`encrypt_blocks`](Self::encrypt_blocks) calls over pieces that are
+/// multiples of [`chunk_size`](Self::chunk_size), then one
+/// [`encrypt_tail`](Self::encrypt_tail) over the last [`tail_len`](Self::tail_len) bytes
+/// (which may be zero bytes long). This is what lets the segment walker feed a request
+/// that is scattered over many buffers, and lets XTS see its last full block together with
+/// the partial one for ciphertext stealing.
+pub trait SkcipherImpl: Send + Sync {
+    /// Expands `key`; wrong length or weak key is an error.
+    fn set_key(&mut self, key: &[u8]) -> Result<()>;
+    /// The granularity of [`encrypt_blocks`](Self::encrypt_blocks), at most 64 bytes.
+    fn chunk_size(&self) -> usize {
+        16
+    }
+    /// Validates a request's total length and returns how many of its last bytes must be
+    /// handed to the tail call in one piece (`<= 2 * chunk_size`).
+    fn tail_len(&self, total: usize) -> Result<usize>;
+    /// Derives the chaining state from the IV (already checked to have the driver's IV
+    /// size). Called once per request, for either direction.
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()>;
+    /// Encrypts whole chunks, advancing `state`.
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]);
+    /// Decrypts whole chunks, advancing `state`.
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]);
+    /// Encrypts the last `tail_len(total)` bytes.
+    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]);
+    /// Decrypts the last `tail_len(total)` bytes.
+    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]);
+
+    /// One contiguous request, in place. Drivers may override this to skip the split into
+    /// calls; the default composes the methods above and costs nothing extra.
+    fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        let tail = self.tail_len(data.len())?;
+        let mut state = [0u8; 16];
+        self.start(iv, &mut state)?;
+        let (body, rest) = data.split_at_mut(data.len() - tail);
+        self.encrypt_blocks(&mut state, body);
+        self.encrypt_tail(&mut state, rest);
+        Ok(())
+    }
+
+    /// One contiguous request, in place, decrypting.
+    fn decrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        let tail = self.tail_len(data.len())?;
+        let mut state = [0u8; 16];
+        self.start(iv, &mut state)?;
+        let (body, rest) = data.split_at_mut(data.len() - tail);
+        self.decrypt_blocks(&mut state, body);
+        self.decrypt_tail(&mut state, rest);
+        Ok(())
+    }
+}
+
+/// An authenticated cipher (`AlgType::Aead`). Contiguous one-shot interface; the tag is
+/// detached. On a failed [`open`](Self::open) the implementation must leave `data`
+/// holding no plaintext (the handle also wipes it).
+pub trait AeadImpl: Send + Sync {
+    /// Expands `key`.
+    fn set_key(&mut self, key: &[u8]) -> Result<()>;
+    /// Encrypts `data` in place and writes the tag (`tag.len()` is the tag size in use).
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()>;
+    /// Verifies `tag` and decrypts `data` in place, or returns [`Error::BadMessage`].
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()>;
+}
+
+/// A digest or keyed MAC (`AlgType::Hash`).
+pub trait HashImpl: Send + Sync {
+    /// Sets the MAC key; unkeyed digests return [`Error::InvalidKeyLength`] for any key.
+    fn set_key(&mut self, key: &[u8]) -> Result<()>;
+    /// A fresh running state (`init`).
+    fn init(&self) -> Box<dyn HashState>;
+}
+
+/// The running state of one hash computation.
+pub trait HashState: Send {
+    /// Absorbs more data.
+    fn update(&mut self, data: &[u8]);
+    /// Writes the digest (`out.len()` is the digest size) and ends the computation.
+    fn finalize(self: Box<Self>, out: &mut [u8]);
+    /// The running state as bytes, for [`import`](Self::import) into another state.
+    fn export(&self) -> Vec<u8>;
+    /// Replaces the running state with an exported one.
+    fn import(&mut self, state: &[u8]) -> Result<()>;
+}
+
+/// Checks a key length against an inclusive range and a step, for `set_key` bodies.
+pub fn check_key_len(driver: &str, key: &[u8], allowed: &[usize]) -> Result<()> {
+    if allowed.contains(&key.len()) {
+        Ok(())
+    } else {
+        Err(Error::InvalidKeyLength {
+            driver: driver.to_string(),
+            len: key.len(),
+        })
+    }
+}
