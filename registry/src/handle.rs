@@ -125,7 +125,7 @@ impl Cipher {
         if !self.common.keyed {
             return Err(Error::NoKey);
         }
-        if data.len() % self.common.info.block_size != 0 {
+        if !data.len().is_multiple_of(self.common.info.block_size) {
             return Err(Error::InvalidLength {
                 len: data.len(),
                 reason: "not a multiple of the block size",

@@ -88,7 +88,7 @@ pub fn walk_in_place(
     let tail = imp.tail_len(total)?;
     let chunk = imp.chunk_size();
     let body = total - tail;
-    if chunk == 0 || chunk > BOUNCE / 2 || body % chunk != 0 || tail > BOUNCE {
+    if chunk == 0 || chunk > BOUNCE / 2 || !body.is_multiple_of(chunk) || tail > BOUNCE {
         return Err(Error::InvalidLength {
             len: total,
             reason: "driver reported an inconsistent chunk or tail size",

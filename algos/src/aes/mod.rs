@@ -1,1 +1,15 @@
 //! AES: the block cipher (generic constant-time and AES-NI) and the AES-NI mode drivers.
+//!
+//! * [`AesGeneric`] (`aes-generic`, priority 100): portable, bitsliced, constant-time.
+//! * `x86_64` (AES-NI): `aes-aesni` (300), `ecb-aes-aesni`, `cbc-aes-aesni`,
+//!   `ctr-aes-aesni` (400) and `xts-aes-aesni` (401), plus the key schedule
+//!   (`x86_64::key_schedule`) that the VAES drivers share.
+
+mod generic;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64;
+
+pub use generic::AesGeneric;
+
+#[cfg(test)]
+mod tests;

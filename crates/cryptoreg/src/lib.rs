@@ -1,1 +1,49 @@
-//! Facade.
+//! # cryptoreg — the facade
+//!
+//! Links every driver (`cryptoreg-algos`) and the self-test runner (`cryptoreg-selftest`)
+//! into the registry (`cryptoreg-registry`) and boots it. A process-wide default registry
+//! works in the manner of rustls's `CryptoProvider`: install one with
+//! [`install_default`], or let the first call of [`registry`] boot one from
+//! `CRYPTOREG_CONFIG` or the embedded defaults; any code may also boot and hold its own.
+//!
+//! The project README follows; its example is compiled and run as a doc test.
+#![doc = include_str!("../../../README.md")]
+
+use std::sync::Arc;
+
+use once_cell::sync::OnceCell;
+
+// `inventory` only collects from crates that something names: this line links every
+// driver into any binary that uses the facade.
+use cryptoreg_algos as _;
+
+pub use cryptoreg_registry::*;
+
+#[cfg(feature = "fault-injection")]
+mod fault_injection;
+
+/// Boots a registry over every linked driver with the self-test runner installed.
+/// `cpu = None` plans for this machine; a preset plans for (and simulates) another CPU.
+pub fn boot(config: Config, cpu: Option<CpuInfo>) -> Result<Registry> {
+    Registry::boot(BootOptions {
+        cpu,
+        config,
+        tester: Some(cryptoreg_selftest::tester()),
+    })
+}
+
+static DEFAULT: OnceCell<Arc<Registry>> = OnceCell::new();
+
+/// Installs `registry` as the process default. Fails (returning it) if one is already
+/// installed, whether explicitly or by a first use of [`registry`].
+pub fn install_default(registry: Arc<Registry>) -> core::result::Result<(), Arc<Registry>> {
+    DEFAULT.set(registry)
+}
+
+/// The process default registry, booted on first use from `CRYPTOREG_CONFIG` or the
+/// embedded configuration when none was installed.
+pub fn registry() -> Result<Arc<Registry>> {
+    DEFAULT
+        .get_or_try_init(|| Ok(Arc::new(boot(Config::load(None)?, None)?)))
+        .cloned()
+}

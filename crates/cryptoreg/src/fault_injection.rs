@@ -1,0 +1,73 @@
+//! A deliberately wrong driver that proves the self-test gate (cargo feature
+//! `fault-injection`, never in a production build).
+//!
+//! `xts-aes-faulty` registers for `xts(aes)` at priority 10000 — above every real driver —
+//! and is a correct XTS over the generic AES except on requests longer than 512 bytes
+//! that are not a multiple of 16 (the ciphertext-stealing path), where it flips one bit of
+//! the stolen block. The standards' known answers (at most 512 bytes) pass it; the
+//! randomized differential tests must catch it, exclude it, and print a replayable line.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cryptoreg_algos::aes::AesGeneric;
+use cryptoreg_algos::modes::xts_over_cipher;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+
+struct FaultyXts {
+    inner: Box<dyn SkcipherImpl>,
+    /// Length of the request in progress, noted by `tail_len` (called once per request
+    /// before any data moves). Racy across threads sharing a handle; this driver exists
+    /// for the single-threaded self-test only.
+    request_len: AtomicUsize,
+}
+
+impl SkcipherImpl for FaultyXts {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.inner.set_key(key)
+    }
+    fn tail_len(&self, total: usize) -> Result<usize> {
+        self.request_len.store(total, Ordering::Relaxed);
+        self.inner.tail_len(total)
+    }
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
+        self.inner.start(iv, state)
+    }
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.encrypt_blocks(state, data)
+    }
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.decrypt_blocks(state, data)
+    }
+    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.encrypt_tail(state, tail);
+        if self.request_len.load(Ordering::Relaxed) > 512 && !tail.is_empty() {
+            tail[0] ^= 0x01;
+        }
+    }
+    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.decrypt_tail(state, tail)
+    }
+}
+
+fn faulty() -> Box<dyn SkcipherImpl> {
+    Box::new(FaultyXts {
+        inner: xts_over_cipher(|| Box::new(AesGeneric::new())),
+        request_len: AtomicUsize::new(0),
+    })
+}
+
+inventory::submit! {
+    AlgDef {
+        name: "xts(aes)",
+        driver: "xts-aes-faulty",
+        priority: 10000,
+        requires: &[],
+        uses_zmm: false,
+        block_size: 16,
+        min_key: 32,
+        max_key: 64,
+        iv_size: 16,
+        out_size: 0,
+        ctor: Ctor::Skcipher(faulty),
+    }
+}

@@ -1,0 +1,33 @@
+//! Helpers shared by the facade's integration tests.
+
+#![allow(dead_code)]
+
+use cryptoreg::{Config, CpuInfo, Registry};
+
+/// Boots with the embedded defaults plus `extra` TOML, planning for `cpu`.
+pub fn boot(extra: &str, cpu: Option<&str>) -> Registry {
+    let config = Config::parse(extra, "test").expect("test config parses");
+    cryptoreg::boot(config, cpu.map(|p| CpuInfo::preset(p).expect("known preset")))
+        .expect("boot succeeds")
+}
+
+/// Deterministic pseudo-random bytes for test inputs (not for keys in production).
+pub fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// An XTS key with distinct halves.
+pub fn xts_key(seed: u64, len: usize) -> Vec<u8> {
+    let mut k = bytes(seed, len);
+    k[0] = 0;
+    k[len / 2] = 1;
+    k
+}

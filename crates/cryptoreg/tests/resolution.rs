@@ -1,0 +1,108 @@
+//! What the registry chooses, on this machine and on simulated CPUs.
+
+mod common;
+
+use cryptoreg::Error;
+
+#[test]
+fn westmere_chooses_the_aesni_xts_driver_and_config_can_lower_it() {
+    let reg = common::boot("", Some("westmere"));
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(ex.chosen.as_deref(), Some("xts-aes-aesni"));
+    let inst = ex.candidates.iter().find(|c| c.driver == "xts(ecb-aes-aesni)");
+    assert_eq!(inst.map(|c| c.priority), Some(400));
+
+    let reg = common::boot("[priority]\n\"xts-aes-aesni\" = 50\n", Some("westmere"));
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(ex.chosen.as_deref(), Some("xts(ecb-aes-aesni)"));
+    let lowered = ex.candidates.iter().find(|c| c.driver == "xts-aes-aesni").unwrap();
+    assert_eq!((lowered.priority, lowered.base_priority), (50, 401));
+    assert_eq!(lowered.verdict, "lower priority (50 < 400)");
+}
+
+#[test]
+fn a_cpu_without_aesni_gets_the_generic_template_instances() {
+    let reg = common::boot("", Some("generic-x86_64"));
+    for (name, want) in [
+        ("xts(aes)", "xts(ecb(aes-generic))"),
+        ("ctr(aes)", "ctr(aes-generic)"),
+        ("cbc(aes)", "cbc(aes-generic)"),
+        ("ecb(aes)", "ecb(aes-generic)"),
+        ("aes", "aes-generic"),
+    ] {
+        let ex = reg.explain(name);
+        assert_eq!(ex.chosen.as_deref(), Some(want), "{name}");
+        let aesni = ex.candidates.iter().find(|c| c.driver.contains("aesni"));
+        if let Some(c) = aesni {
+            assert!(c.verdict.starts_with("missing aes"), "{name}: {}", c.verdict);
+        }
+    }
+}
+
+#[test]
+fn every_algorithm_name_resolves_to_a_passed_driver_here() {
+    let reg = common::boot("", None);
+    for name in reg.algorithm_names() {
+        let info = reg.resolve(&name).unwrap();
+        let e = reg.list().into_iter().find(|e| e.driver == info.driver).unwrap();
+        assert_eq!(e.state, "passed", "{name} -> {}", info.driver);
+        // The choice is the highest-priority passed candidate.
+        let best = reg
+            .list()
+            .into_iter()
+            .filter(|c| c.name == name && c.state == "passed")
+            .map(|c| c.priority)
+            .max()
+            .unwrap();
+        assert_eq!(e.priority, best, "{name}");
+    }
+}
+
+#[test]
+fn a_pinned_driver_name_wins_and_handles_survive_priority_changes() {
+    let reg = common::boot("", None);
+    let mut generic = reg.alloc_skcipher("xts(aes-generic)").unwrap();
+    assert_eq!(generic.driver_name(), "xts(ecb(aes-generic))");
+    let mut before = reg.alloc_skcipher("xts(aes)").unwrap();
+    let first = before.driver_name().to_string();
+    reg.set_priority(&first, 1).unwrap();
+    let after = reg.alloc_skcipher("xts(aes)").unwrap();
+    assert_ne!(after.driver_name(), first);
+    // Old handle: same driver, same answers as the generic one.
+    let key = common::xts_key(1, 64);
+    before.set_key(&key).unwrap();
+    generic.set_key(&key).unwrap();
+    let mut a = common::bytes(2, 1000);
+    let mut b = a.clone();
+    before.encrypt_in_place(&[9; 16], &mut a).unwrap();
+    generic.encrypt_in_place(&[9; 16], &mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(before.driver_name(), first);
+    // Pinning by driver name still works at priority 1.
+    assert_eq!(reg.resolve(&first).unwrap().driver, first);
+}
+
+#[test]
+fn bad_input_is_an_error_value_for_real_drivers() {
+    let reg = common::boot("", None);
+    let mut xts = reg.alloc_skcipher("xts(aes)").unwrap();
+    assert!(matches!(xts.set_key(&[7; 64]), Err(Error::WeakKey(_))));
+    assert!(matches!(xts.set_key(&[7; 40]), Err(Error::InvalidKeyLength { .. })));
+    xts.set_key(&common::xts_key(3, 32)).unwrap();
+    assert!(matches!(
+        xts.encrypt_in_place(&[0; 16], &mut [0; 15]),
+        Err(Error::InvalidLength { len: 15, .. })
+    ));
+    assert!(matches!(
+        xts.encrypt_in_place(&[0; 8], &mut [0; 32]),
+        Err(Error::InvalidIvLength { .. })
+    ));
+    let mut cbc = reg.alloc_skcipher("cbc(aes)").unwrap();
+    cbc.set_key(&[1; 24]).unwrap();
+    assert!(matches!(
+        cbc.encrypt_in_place(&[0; 16], &mut [0; 17]),
+        Err(Error::InvalidLength { .. })
+    ));
+    assert!(matches!(reg.alloc_skcipher("aes"), Err(Error::WrongType { .. })));
+    assert!(matches!(reg.alloc_skcipher("gcm(aes)"), Err(Error::NotFound(_))));
+}
