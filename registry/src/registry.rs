@@ -509,7 +509,9 @@ impl Registry {
                 .collect();
             if let Some(Ok(k)) = &instance {
                 if !keys.iter().any(|(_, d)| d == k) {
-                    let e = &inner.entries[k];
+                    // Another thread's priority change may have dropped the instance
+                    // between its creation and this lock: build it again.
+                    let Some(e) = inner.entries.get(k) else { continue };
                     keys.push((self.priority_of(&inner, &e.info), k.clone()));
                 }
             }
@@ -753,15 +755,15 @@ impl Registry {
     pub fn explain(&self, name: &str) -> Explanation {
         let chosen = self.choose(name, 0);
         let inner = self.inner.lock();
-        let alg_name = match &chosen {
-            Ok(k) => inner.entries[k].info.name.clone(),
-            Err(_) => inner
-                .entries
-                .get(name)
-                .map_or_else(|| name.to_string(), |e| e.info.name.clone()),
+        // The chosen entry may already be gone again if another thread changed a
+        // priority since; the explanation then describes the table as it is now.
+        let chosen_entry = chosen.as_ref().ok().and_then(|k| inner.entries.get(k));
+        let alg_name = match chosen_entry.or_else(|| inner.entries.get(name)) {
+            Some(e) => e.info.name.clone(),
+            None => name.to_string(),
         };
         let chosen_key = chosen.as_ref().ok();
-        let chosen_prio = chosen_key.map(|k| self.priority_of(&inner, &inner.entries[k].info));
+        let chosen_prio = chosen_entry.map(|e| self.priority_of(&inner, &e.info));
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()

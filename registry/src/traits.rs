@@ -4,10 +4,13 @@
 //!
 //! Every implementation must zeroize its key material on drop.
 
+use zeroize::Zeroize;
+
 use crate::error::{Error, Result};
 
 /// The chaining value carried from one piece of a request to the next: the IV for CBC, the
-/// counter block for CTR, the encrypted tweak for XTS.
+/// counter block for CTR, the encrypted tweak for XTS. It depends on the key (XTS), so
+/// whoever creates one zeroizes it when the request ends.
 pub type ChainState = [u8; 16];
 
 /// A block cipher (`AlgType::Cipher`): the primitive that the templates build modes from.
@@ -61,6 +64,7 @@ pub trait SkcipherImpl: Send + Sync {
         let (body, rest) = data.split_at_mut(data.len() - tail);
         self.encrypt_blocks(&mut state, body);
         self.encrypt_tail(&mut state, rest);
+        state.zeroize();
         Ok(())
     }
 
@@ -72,6 +76,7 @@ pub trait SkcipherImpl: Send + Sync {
         let (body, rest) = data.split_at_mut(data.len() - tail);
         self.decrypt_blocks(&mut state, body);
         self.decrypt_tail(&mut state, rest);
+        state.zeroize();
         Ok(())
     }
 }

@@ -3,6 +3,8 @@
 //! bounced through a small stack buffer, so SIMD kernels only ever see contiguous slices
 //! and no heap memory is touched.
 
+use zeroize::Zeroize;
+
 use crate::error::{Error, Result};
 use crate::traits::{ChainState, SkcipherImpl};
 
@@ -136,6 +138,7 @@ pub fn walk_in_place(
         Direction::Decrypt => imp.decrypt_tail(&mut state, buf),
     }
     scatter(segs, body, buf);
-    bounce.fill(0);
+    bounce.zeroize();
+    state.zeroize();
     Ok(())
 }

@@ -28,6 +28,9 @@ fn every_expected_driver_is_registered() {
     concrete.sort();
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
+    if cfg!(feature = "fault-injection") {
+        want.push("xts-aes-faulty");
+    }
     want.sort();
     assert_eq!(concrete, want);
     let mut templates = reg.template_names();
@@ -41,7 +44,10 @@ fn every_runnable_driver_passes_the_full_self_test() {
     let host = reg.host_features();
     for e in reg.list() {
         let runnable = e.requires.iter().all(|r| host.has(Feature::from_name(r).unwrap()));
-        if runnable {
+        if e.driver == "xts-aes-faulty" {
+            // The fault-injection build's deliberately wrong driver (tests/fault_injection.rs).
+            assert_eq!(e.state, "failed");
+        } else if runnable {
             assert_eq!(e.state, "passed", "{}: {:?}", e.driver, e.failures);
             assert!(e.tests > 1, "{} ran {} checks", e.driver, e.tests);
         } else {
@@ -57,5 +63,12 @@ fn every_runnable_driver_passes_the_full_self_test() {
     }
 }
 
-/// The VAES ladder (issue 3), when present in this build.
-const VAES: &[&str] = &[];
+/// The VAES ladder: XTS and CTR at three vector widths.
+const VAES: &[&str] = &[
+    "ctr-aes-vaes-avx10_256",
+    "ctr-aes-vaes-avx10_512",
+    "ctr-aes-vaes-avx2",
+    "xts-aes-vaes-avx10_256",
+    "xts-aes-vaes-avx10_512",
+    "xts-aes-vaes-avx2",
+];
