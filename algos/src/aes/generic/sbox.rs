@@ -357,7 +357,11 @@ mod tests {
     /// The S-box from its definition (FIPS-197 §5.1.1): inversion, then the affine map.
     fn sbox_reference(v: u8) -> u8 {
         let inv = (1..=255u8).find(|&y| gmul(v, y) == 1).unwrap_or(0);
-        inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63
+        inv ^ inv.rotate_left(1)
+            ^ inv.rotate_left(2)
+            ^ inv.rotate_left(3)
+            ^ inv.rotate_left(4)
+            ^ 0x63
     }
 
     fn planes_of(bytes: &[u8; 64]) -> [u64; 8] {

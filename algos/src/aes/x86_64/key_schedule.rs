@@ -85,8 +85,11 @@ fn sub_word(w: u32) -> u32 {
 }
 
 /// Fills `keys.enc` and `keys.dec` (with `keys.rounds` already set) from `key`.
+///
+/// # Safety
+/// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-fn expand_aesni(key: &[u8], keys: &mut AesRoundKeys) {
+unsafe fn expand_aesni(key: &[u8], keys: &mut AesRoundKeys) {
     let nk = key.len() / 4;
     let total = 4 * (keys.rounds + 1);
     let mut w = [0u32; 60];

@@ -1,10 +1,16 @@
 //! AES-NI code: the key schedule shared with the VAES drivers, the `aes-aesni` block
 //! cipher and the `ecb`/`cbc`/`ctr`/`xts` mode drivers.
 //!
-//! This is one of the few places `unsafe` is allowed: every intrinsic call sits in a
-//! `#[target_feature]` function that is only reachable through a driver the registry hands
-//! out after checking the driver's `requires` list against the CPU.
+//! This is one of the few places `unsafe` is allowed: every intrinsic runs inside a
+//! `#[target_feature(enable = "aes,sse2")]` entry function that is only reachable through
+//! a driver instance, and every driver constructor asserts AES-NI before building one
+//! (the registry, for its part, builds drivers only after checking `requires`).
 
 #![allow(unsafe_code)]
 
+pub(crate) mod cbc;
+pub(crate) mod cipher;
+pub(crate) mod ctr;
+pub(crate) mod ecb;
 pub(crate) mod key_schedule;
+pub(crate) mod xts;

@@ -1,0 +1,128 @@
+//! `cbc-aes-aesni`: CBC (SP 800-38A §6.2). Encryption is serial by nature (each block
+//! needs the previous ciphertext); decryption runs eight blocks in flight because all
+//! the ciphertext is known up front.
+//!
+//! The chaining state is the last ciphertext block (the IV at the start), so a request
+//! split into pieces gives the same bytes as one call.
+
+use core::arch::x86_64::__m128i;
+
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Error, Result, SkcipherImpl};
+
+use super::cipher::{assert_aesni, iv16, load, load8, store, store8, xor, Keys, REQUIRES, WIDE};
+use super::key_schedule::{expand_key, AesRoundKeys};
+
+const DRIVER: &str = "cbc-aes-aesni";
+
+/// The driver: one key schedule, wiped on drop by [`AesRoundKeys`].
+struct CbcAesni {
+    keys: AesRoundKeys,
+}
+
+/// CBC encryption of whole blocks, chaining through `iv`.
+///
+/// # Safety
+/// The CPU must support AES-NI (and SSE2).
+#[target_feature(enable = "aes,sse2")]
+unsafe fn cbc_encrypt(ks: &AesRoundKeys, iv: &mut ChainState, data: &mut [u8]) {
+    let keys = Keys::enc(ks);
+    let mut prev = load(iv);
+    for block in data.chunks_exact_mut(16) {
+        prev = keys.encrypt1(xor(load(block), prev));
+        store(block, prev);
+    }
+    store(iv, prev);
+}
+
+/// CBC decryption of whole blocks, eight at a time, chaining through `iv`. All eight
+/// ciphertext blocks are loaded before anything is stored, so in-place is safe.
+///
+/// # Safety
+/// The CPU must support AES-NI (and SSE2).
+#[target_feature(enable = "aes,sse2")]
+unsafe fn cbc_decrypt(ks: &AesRoundKeys, iv: &mut ChainState, data: &mut [u8]) {
+    let keys = Keys::dec(ks);
+    let mut prev = load(iv);
+    let mut chunks = data.chunks_exact_mut(WIDE);
+    for chunk in &mut chunks {
+        let c = load8(chunk);
+        let mut p = keys.decrypt8(c);
+        let chain: [__m128i; 8] = core::array::from_fn(|i| if i == 0 { prev } else { c[i - 1] });
+        for (x, k) in p.iter_mut().zip(chain) {
+            *x = xor(*x, k);
+        }
+        prev = c[7];
+        store8(chunk, &p);
+    }
+    for block in chunks.into_remainder().chunks_exact_mut(16) {
+        let c = load(block);
+        store(block, xor(keys.decrypt1(c), prev));
+        prev = c;
+    }
+    store(iv, prev);
+}
+
+impl SkcipherImpl for CbcAesni {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.keys = expand_key(DRIVER, key)?;
+        Ok(())
+    }
+
+    fn tail_len(&self, total: usize) -> Result<usize> {
+        if !total.is_multiple_of(16) {
+            return Err(Error::InvalidLength {
+                len: total,
+                reason: "CBC needs a whole number of 16-byte blocks",
+            });
+        }
+        Ok(0)
+    }
+
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
+        *state = iv16(iv)?;
+        Ok(())
+    }
+
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        // SAFETY: instances come only from `new_cbc`, which checked for AES-NI (and the
+        // registry builds them only after checking `REQUIRES`).
+        unsafe { cbc_encrypt(&self.keys, state, data) }
+    }
+
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { cbc_decrypt(&self.keys, state, data) }
+    }
+
+    fn encrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
+        debug_assert!(tail.is_empty(), "CBC has no tail");
+    }
+
+    fn decrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
+        debug_assert!(tail.is_empty(), "CBC has no tail");
+    }
+}
+
+/// Builds an unkeyed `cbc-aes-aesni`.
+pub(crate) fn new_cbc() -> Box<dyn SkcipherImpl> {
+    assert_aesni(DRIVER);
+    Box::new(CbcAesni {
+        keys: AesRoundKeys::empty(),
+    })
+}
+
+inventory::submit! {
+    AlgDef {
+        name: "cbc(aes)",
+        driver: DRIVER,
+        priority: 400,
+        requires: REQUIRES,
+        uses_zmm: false,
+        block_size: 16,
+        min_key: 16,
+        max_key: 32,
+        iv_size: 16,
+        out_size: 0,
+        ctor: Ctor::Skcipher(new_cbc),
+    }
+}

@@ -1,0 +1,270 @@
+//! The AES-NI round primitives every driver in this folder shares, and the `aes-aesni`
+//! block cipher.
+//!
+//! The helpers are `#[inline(always)]` and carry no `target_feature` of their own: they are
+//! only ever inlined into the `#[target_feature(enable = "aes,sse2")]` entry functions of
+//! the drivers, which is where the instructions get their encoding. Calling them from
+//! anywhere else would be a bug; they are `pub(crate)` to this folder's drivers only.
+//!
+//! Eight blocks are kept in flight because `AESENC` has a latency of about four cycles
+//! with a throughput of one or two per cycle on current cores: independent blocks fill
+//! the pipeline.
+
+use core::arch::x86_64::{
+    __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+};
+
+use cryptoreg_registry::{
+    inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, Feature, Result,
+};
+
+use super::key_schedule::{expand_key, AesRoundKeys};
+
+/// Blocks in flight in the wide loops.
+pub(crate) const LANES: usize = 8;
+
+/// Bytes per wide iteration.
+pub(crate) const WIDE: usize = LANES * 16;
+
+/// The features every driver in this folder uses (SSE2 for the loads, XORs and moves).
+pub(crate) const REQUIRES: &[Feature] = &[Feature::Aes, Feature::Sse2];
+
+/// Panics unless the CPU has AES-NI. Every driver constructor in this folder calls it, so
+/// an instance existing proves the instructions are there: the `unsafe` calls into the
+/// `target_feature` entries stay sound even if someone builds a driver without going
+/// through the registry's feature check. (`is_x86_feature_detected!` is cached by std.)
+pub(crate) fn assert_aesni(driver: &str) {
+    assert!(
+        std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("sse2"),
+        "{driver} built on a CPU without AES-NI; the registry checks `requires` first"
+    );
+}
+
+/// Copies a 16-byte IV into a chaining state; any other length is
+/// [`Error::InvalidIvLength`] (the handles check first, this keeps `start` panic-free).
+pub(crate) fn iv16(iv: &[u8]) -> Result<ChainState> {
+    iv.try_into().map_err(|_| Error::InvalidIvLength {
+        len: iv.len(),
+        expected: 16,
+    })
+}
+
+/// Loads 16 bytes from the start of `src` (which must hold at least 16).
+#[inline(always)]
+pub(crate) fn load(src: &[u8]) -> __m128i {
+    let src: &[u8; 16] = src[..16].try_into().expect("16 bytes");
+    // SAFETY: `src` is 16 readable bytes and `loadu` has no alignment requirement; SSE2
+    // is part of the x86_64 baseline.
+    unsafe { _mm_loadu_si128(src.as_ptr().cast::<__m128i>()) }
+}
+
+/// Stores 16 bytes at the start of `dst` (which must hold at least 16).
+#[inline(always)]
+pub(crate) fn store(dst: &mut [u8], v: __m128i) {
+    let dst: &mut [u8; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
+    // SAFETY: `dst` is 16 writable bytes and `storeu` has no alignment requirement; SSE2
+    // is part of the x86_64 baseline.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), v) }
+}
+
+/// XOR of two blocks.
+#[inline(always)]
+pub(crate) fn xor(a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: SSE2 is part of the x86_64 baseline; registers only.
+    unsafe { _mm_xor_si128(a, b) }
+}
+
+/// A key schedule loaded into registers (or the stack, as the register allocator sees
+/// fit) for one direction.
+#[derive(Clone, Copy)]
+pub(crate) struct Keys {
+    k: [__m128i; 15],
+    rounds: usize,
+}
+
+impl Keys {
+    /// The encryption schedule.
+    #[inline(always)]
+    pub(crate) fn enc(ks: &AesRoundKeys) -> Keys {
+        Keys {
+            k: core::array::from_fn(|i| load(&ks.enc[i])),
+            rounds: ks.rounds,
+        }
+    }
+
+    /// The `AESDEC` schedule (equivalent inverse cipher).
+    #[inline(always)]
+    pub(crate) fn dec(ks: &AesRoundKeys) -> Keys {
+        Keys {
+            k: core::array::from_fn(|i| load(&ks.dec[i])),
+            rounds: ks.rounds,
+        }
+    }
+
+    /// Encrypts one block.
+    #[inline(always)]
+    pub(crate) fn encrypt1(&self, b: __m128i) -> __m128i {
+        let mut b = xor(b, self.k[0]);
+        // SAFETY: only inlined into `target_feature(enable = "aes")` entry functions of
+        // drivers that the registry hands out after checking for `aes`.
+        unsafe {
+            for k in &self.k[1..self.rounds] {
+                b = _mm_aesenc_si128(b, *k);
+            }
+            _mm_aesenclast_si128(b, self.k[self.rounds])
+        }
+    }
+
+    /// Decrypts one block.
+    #[inline(always)]
+    pub(crate) fn decrypt1(&self, b: __m128i) -> __m128i {
+        let mut b = xor(b, self.k[0]);
+        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        unsafe {
+            for k in &self.k[1..self.rounds] {
+                b = _mm_aesdec_si128(b, *k);
+            }
+            _mm_aesdeclast_si128(b, self.k[self.rounds])
+        }
+    }
+
+    /// Encrypts [`LANES`] independent blocks, interleaved round by round.
+    #[inline(always)]
+    pub(crate) fn encrypt8(&self, mut b: [__m128i; LANES]) -> [__m128i; LANES] {
+        for x in &mut b {
+            *x = xor(*x, self.k[0]);
+        }
+        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        unsafe {
+            for k in &self.k[1..self.rounds] {
+                for x in &mut b {
+                    *x = _mm_aesenc_si128(*x, *k);
+                }
+            }
+            for x in &mut b {
+                *x = _mm_aesenclast_si128(*x, self.k[self.rounds]);
+            }
+        }
+        b
+    }
+
+    /// Decrypts [`LANES`] independent blocks, interleaved round by round.
+    #[inline(always)]
+    pub(crate) fn decrypt8(&self, mut b: [__m128i; LANES]) -> [__m128i; LANES] {
+        for x in &mut b {
+            *x = xor(*x, self.k[0]);
+        }
+        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        unsafe {
+            for k in &self.k[1..self.rounds] {
+                for x in &mut b {
+                    *x = _mm_aesdec_si128(*x, *k);
+                }
+            }
+            for x in &mut b {
+                *x = _mm_aesdeclast_si128(*x, self.k[self.rounds]);
+            }
+        }
+        b
+    }
+}
+
+/// Loads [`LANES`] consecutive blocks from a [`WIDE`]-byte chunk.
+#[inline(always)]
+pub(crate) fn load8(chunk: &[u8]) -> [__m128i; LANES] {
+    core::array::from_fn(|i| load(&chunk[16 * i..]))
+}
+
+/// Stores [`LANES`] consecutive blocks into a [`WIDE`]-byte chunk.
+#[inline(always)]
+pub(crate) fn store8(chunk: &mut [u8], b: &[__m128i; LANES]) {
+    for (i, v) in b.iter().enumerate() {
+        store(&mut chunk[16 * i..], *v);
+    }
+}
+
+/// ECB over whole blocks, eight at a time: shared by `aes-aesni` and `ecb-aes-aesni`.
+///
+/// # Safety
+/// The CPU must support AES-NI (and SSE2).
+#[target_feature(enable = "aes,sse2")]
+pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, data: &mut [u8]) {
+    let keys = Keys::enc(ks);
+    let mut chunks = data.chunks_exact_mut(WIDE);
+    for chunk in &mut chunks {
+        let b = keys.encrypt8(load8(chunk));
+        store8(chunk, &b);
+    }
+    for block in chunks.into_remainder().chunks_exact_mut(16) {
+        store(block, keys.encrypt1(load(block)));
+    }
+}
+
+/// ECB decryption over whole blocks, eight at a time.
+///
+/// # Safety
+/// The CPU must support AES-NI (and SSE2).
+#[target_feature(enable = "aes,sse2")]
+pub(crate) unsafe fn ecb_decrypt(ks: &AesRoundKeys, data: &mut [u8]) {
+    let keys = Keys::dec(ks);
+    let mut chunks = data.chunks_exact_mut(WIDE);
+    for chunk in &mut chunks {
+        let b = keys.decrypt8(load8(chunk));
+        store8(chunk, &b);
+    }
+    for block in chunks.into_remainder().chunks_exact_mut(16) {
+        store(block, keys.decrypt1(load(block)));
+    }
+}
+
+const DRIVER: &str = "aes-aesni";
+
+/// `aes-aesni`: the single-block cipher on AES-NI, for templates that wrap `aes`.
+pub(crate) struct AesAesni {
+    keys: AesRoundKeys,
+}
+
+impl BlockCipherImpl for AesAesni {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.keys = expand_key(DRIVER, key)?;
+        Ok(())
+    }
+
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        debug_assert_eq!(data.len() % 16, 0);
+        // SAFETY: `new_aes_aesni`, the only way to build this type, checked for AES-NI
+        // (and the registry builds it only after checking `REQUIRES`).
+        unsafe { ecb_encrypt(&self.keys, data) }
+    }
+
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        debug_assert_eq!(data.len() % 16, 0);
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ecb_decrypt(&self.keys, data) }
+    }
+}
+
+/// Builds an unkeyed `aes-aesni`.
+pub(crate) fn new_aes_aesni() -> Box<dyn BlockCipherImpl> {
+    assert_aesni(DRIVER);
+    Box::new(AesAesni {
+        keys: AesRoundKeys::empty(),
+    })
+}
+
+inventory::submit! {
+    AlgDef {
+        name: "aes",
+        driver: DRIVER,
+        priority: 300,
+        requires: REQUIRES,
+        uses_zmm: false,
+        block_size: 16,
+        min_key: 16,
+        max_key: 32,
+        iv_size: 0,
+        out_size: 0,
+        ctor: Ctor::Cipher(new_aes_aesni),
+    }
+}
