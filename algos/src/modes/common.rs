@@ -35,7 +35,7 @@ pub(crate) fn xor_in_place(dst: &mut [u8], src: &[u8]) {
 
 /// Checks that a request length is whole blocks, for the modes without stealing.
 pub(crate) fn whole_blocks(total: usize, reason: &'static str) -> Result<usize> {
-    if total % BLOCK == 0 {
+    if total.is_multiple_of(BLOCK) {
         Ok(0)
     } else {
         Err(Error::InvalidLength { len: total, reason })
@@ -48,7 +48,7 @@ pub(crate) fn whole_blocks(total: usize, reason: &'static str) -> Result<usize> 
 #[inline(always)]
 pub(crate) fn assert_whole_blocks(len: usize) {
     assert!(
-        len % BLOCK == 0,
+        len.is_multiple_of(BLOCK),
         "mode called with {len} bytes, not a whole number of blocks"
     );
 }
