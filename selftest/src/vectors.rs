@@ -1,0 +1,423 @@
+//! Known-answer vectors, kept as data files (`selftest/vectors/*.toml`) and embedded in the
+//! binary with `include_str!`, keyed by algorithm name.
+//!
+//! Each file names one algorithm and lists `[[vector]]` records:
+//!
+//! ```toml
+//! algorithm = "xts(aes)"
+//!
+//! [[vector]]
+//! source = "IEEE 1619-2007 Annex B, XTS-AES-128 Vector 2"   # standard and vector number
+//! note = "optional free text"
+//! key = "1111...2222"          # hex; whitespace (and TOML line continuations) allowed
+//! iv = "3333333333000000..."   # hex; omitted or "" when the algorithm takes no IV
+//! plaintext = "4444..."
+//! ciphertext = "c454..."
+//! expect = "ok"                # or "weak_key", "invalid_key_length", "invalid_length"
+//! ```
+//!
+//! Why data files: the vectors are checked against OpenSSL by
+//! `selftest/vectors/check_vectors.py` without touching Rust, and adding an algorithm's
+//! vectors does not touch the runner.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde::Deserialize;
+
+/// The embedded vector files, as (origin, text).
+const EMBEDDED_FILES: &[(&str, &str)] = &[
+    ("vectors/aes.toml", include_str!("../vectors/aes.toml")),
+    (
+        "vectors/ecb_aes.toml",
+        include_str!("../vectors/ecb_aes.toml"),
+    ),
+    (
+        "vectors/cbc_aes.toml",
+        include_str!("../vectors/cbc_aes.toml"),
+    ),
+    (
+        "vectors/ctr_aes.toml",
+        include_str!("../vectors/ctr_aes.toml"),
+    ),
+    (
+        "vectors/xts_aes.toml",
+        include_str!("../vectors/xts_aes.toml"),
+    ),
+];
+
+/// What a vector expects the driver to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expect {
+    /// Encryption gives the ciphertext and decryption the plaintext.
+    #[default]
+    Ok,
+    /// `set_key` must refuse the key with [`Error::WeakKey`](cryptoreg_registry::Error::WeakKey)
+    /// (XTS with equal halves).
+    WeakKey,
+    /// `set_key` must refuse the key with
+    /// [`Error::InvalidKeyLength`](cryptoreg_registry::Error::InvalidKeyLength).
+    InvalidKeyLength,
+    /// The key is fine but both directions must refuse the data with
+    /// [`Error::InvalidLength`](cryptoreg_registry::Error::InvalidLength).
+    InvalidLength,
+}
+
+impl Expect {
+    /// The name of the error variant this expectation stands for, if any (as printed in
+    /// failure lines).
+    pub fn error_kind(self) -> Option<&'static str> {
+        match self {
+            Expect::Ok => None,
+            Expect::WeakKey => Some("WeakKey"),
+            Expect::InvalidKeyLength => Some("InvalidKeyLength"),
+            Expect::InvalidLength => Some("InvalidLength"),
+        }
+    }
+
+    /// Whether the expected refusal happens at `set_key`.
+    pub fn rejects_key(self) -> bool {
+        matches!(self, Expect::WeakKey | Expect::InvalidKeyLength)
+    }
+}
+
+/// One decoded known-answer vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vector {
+    /// The standard and vector number it comes from.
+    pub source: String,
+    /// Key bytes.
+    pub key: Vec<u8>,
+    /// IV bytes (empty when the algorithm takes none).
+    pub iv: Vec<u8>,
+    /// Plaintext bytes.
+    pub plaintext: Vec<u8>,
+    /// Ciphertext bytes (same length as the plaintext).
+    pub ciphertext: Vec<u8>,
+    /// Expected outcome.
+    pub expect: Expect,
+}
+
+/// A vector file or record that does not parse or is inconsistent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorError {
+    /// Where the text came from (a file name).
+    pub origin: String,
+    /// What is wrong, naming the record.
+    pub message: String,
+}
+
+impl fmt::Display for VectorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.origin, self.message)
+    }
+}
+
+impl std::error::Error for VectorError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    algorithm: String,
+    #[serde(rename = "vector", default)]
+    vectors: Vec<RawVector>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVector {
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+    key: String,
+    #[serde(default)]
+    iv: String,
+    plaintext: String,
+    ciphertext: String,
+    #[serde(default)]
+    expect: Expect,
+}
+
+/// Vectors keyed by algorithm name.
+#[derive(Debug, Clone, Default)]
+pub struct VectorSet {
+    by_algorithm: BTreeMap<String, Vec<Vector>>,
+}
+
+static EMBEDDED: OnceLock<Arc<VectorSet>> = OnceLock::new();
+
+fn embedded_ref() -> &'static Arc<VectorSet> {
+    EMBEDDED.get_or_init(|| {
+        let mut set = VectorSet::default();
+        for (origin, text) in EMBEDDED_FILES {
+            // The files are compiled in and checked by this crate's unit tests, so a
+            // failure here is a build defect, not bad input.
+            let parsed = VectorSet::parse(text, origin)
+                .unwrap_or_else(|e| panic!("embedded vector file is invalid: {e}"));
+            set.merge(parsed);
+        }
+        Arc::new(set)
+    })
+}
+
+impl VectorSet {
+    /// The vectors shipped in `selftest/vectors/`, parsed once per process.
+    pub fn embedded() -> Arc<VectorSet> {
+        Arc::clone(embedded_ref())
+    }
+
+    /// Parses one vector file. `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<VectorSet, VectorError> {
+        let err = |message: String| VectorError {
+            origin: origin.to_string(),
+            message,
+        };
+        let raw: RawFile = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        if raw.algorithm.trim().is_empty() {
+            return Err(err("empty algorithm name".to_string()));
+        }
+        let mut vectors = Vec::with_capacity(raw.vectors.len());
+        for (i, rv) in raw.vectors.into_iter().enumerate() {
+            let name = format!("vector {} ({:?})", i + 1, rv.source);
+            let field = |what: &str, s: &str| {
+                decode_hex(s).map_err(|e| err(format!("{name}: {what}: {e}")))
+            };
+            let v = Vector {
+                key: field("key", &rv.key)?,
+                iv: field("iv", &rv.iv)?,
+                plaintext: field("plaintext", &rv.plaintext)?,
+                ciphertext: field("ciphertext", &rv.ciphertext)?,
+                source: rv.source,
+                expect: rv.expect,
+            };
+            if v.source.trim().is_empty() {
+                return Err(err(format!("{name}: empty source")));
+            }
+            if v.plaintext.len() != v.ciphertext.len() {
+                return Err(err(format!(
+                    "{name}: plaintext is {} bytes but ciphertext is {}",
+                    v.plaintext.len(),
+                    v.ciphertext.len()
+                )));
+            }
+            vectors.push(v);
+        }
+        if vectors.is_empty() {
+            return Err(err(format!("no vectors for {}", raw.algorithm)));
+        }
+        let mut by_algorithm = BTreeMap::new();
+        by_algorithm.insert(raw.algorithm, vectors);
+        Ok(VectorSet { by_algorithm })
+    }
+
+    /// Adds another set's vectors (appended after existing ones of the same algorithm).
+    pub fn merge(&mut self, other: VectorSet) {
+        for (alg, vs) in other.by_algorithm {
+            self.by_algorithm.entry(alg).or_default().extend(vs);
+        }
+    }
+
+    /// The vectors of an algorithm name, if any.
+    pub fn get(&self, algorithm: &str) -> Option<&[Vector]> {
+        self.by_algorithm
+            .get(algorithm)
+            .map(Vec::as_slice)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// Algorithm names with at least one vector, sorted.
+    pub fn algorithms(&self) -> impl Iterator<Item = &str> {
+        self.by_algorithm
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, _)| k.as_str())
+    }
+
+    /// Total number of vectors.
+    pub fn len(&self) -> usize {
+        self.by_algorithm.values().map(Vec::len).sum()
+    }
+
+    /// Whether the set holds no vector.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Algorithm names that have embedded known-answer vectors (for listings and the CLI).
+pub fn algorithms_with_vectors() -> Vec<&'static str> {
+    let set: &'static VectorSet = embedded_ref();
+    set.algorithms().collect()
+}
+
+/// Hex with any whitespace in it (so long values can be wrapped).
+fn decode_hex(s: &str) -> Result<Vec<u8>, hex::FromHexError> {
+    let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    hex::decode(compact)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expected_key_lens(alg: &str) -> &'static [usize] {
+        match alg {
+            "xts(aes)" => &[32, 48, 64],
+            _ => &[16, 24, 32],
+        }
+    }
+
+    #[test]
+    fn every_embedded_file_parses_on_its_own() {
+        for (origin, text) in EMBEDDED_FILES {
+            let set = VectorSet::parse(text, origin).unwrap();
+            assert!(!set.is_empty(), "{origin}");
+            assert_eq!(
+                set.algorithms().count(),
+                1,
+                "{origin}: one algorithm per file"
+            );
+        }
+    }
+
+    #[test]
+    fn embedded_vectors_are_consistent() {
+        let set = VectorSet::embedded();
+        assert_eq!(
+            set.algorithms().collect::<Vec<_>>(),
+            ["aes", "cbc(aes)", "ctr(aes)", "ecb(aes)", "xts(aes)"]
+        );
+        for alg in set.algorithms() {
+            for v in set.get(alg).unwrap() {
+                let what = format!("{alg}: {}", v.source);
+                assert!(expected_key_lens(alg).contains(&v.key.len()), "{what}: key");
+                assert_eq!(v.plaintext.len(), v.ciphertext.len(), "{what}");
+                match alg {
+                    "aes" | "ecb(aes)" => {
+                        assert!(v.iv.is_empty(), "{what}: iv");
+                        assert!(
+                            !v.plaintext.is_empty() && v.plaintext.len() % 16 == 0,
+                            "{what}"
+                        );
+                    }
+                    "cbc(aes)" => {
+                        assert_eq!(v.iv.len(), 16, "{what}: iv");
+                        assert!(v.plaintext.len() % 16 == 0, "{what}");
+                    }
+                    "ctr(aes)" => assert_eq!(v.iv.len(), 16, "{what}: iv"),
+                    "xts(aes)" => {
+                        assert_eq!(v.iv.len(), 16, "{what}: iv");
+                        assert!(v.plaintext.len() >= 16, "{what}");
+                        let (k1, k2) = v.key.split_at(v.key.len() / 2);
+                        // Equal halves are exactly the vectors that expect refusal.
+                        assert_eq!(k1 == k2, v.expect == Expect::WeakKey, "{what}");
+                    }
+                    other => panic!("unexpected algorithm {other}"),
+                }
+                if alg != "xts(aes)" {
+                    assert_eq!(v.expect, Expect::Ok, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_standards_are_all_there() {
+        let set = VectorSet::embedded();
+        let sources = |alg: &str| -> Vec<String> {
+            set.get(alg)
+                .unwrap()
+                .iter()
+                .map(|v| v.source.clone())
+                .collect()
+        };
+        assert_eq!(sources("aes").len(), 3);
+        for (alg, appendix) in [
+            ("ecb(aes)", "F.1"),
+            ("cbc(aes)", "F.2"),
+            ("ctr(aes)", "F.5"),
+        ] {
+            let s = sources(alg).join("|");
+            for n in 1..=6 {
+                assert!(
+                    s.contains(&format!("{appendix}.{n} ")),
+                    "{alg}: {appendix}.{n}"
+                );
+            }
+        }
+        let xts = sources("xts(aes)");
+        for n in 1..=19 {
+            let want = format!("Vector {n}");
+            assert!(xts.iter().any(|s| s.ends_with(&want)), "IEEE 1619 {want}");
+        }
+        // Ciphertext stealing (15-18) and XTS-AES-256 (10-14) are present with their sizes.
+        let xts_vecs = set.get("xts(aes)").unwrap();
+        let by = |n: u32| {
+            xts_vecs
+                .iter()
+                .find(|v| v.source.ends_with(&format!("Vector {n}")))
+                .unwrap()
+        };
+        for (n, len) in [(15, 17), (16, 18), (17, 19), (18, 20)] {
+            assert_eq!(by(n).plaintext.len(), len);
+        }
+        for n in 10..=14 {
+            assert_eq!(by(n).key.len(), 64);
+        }
+        assert_eq!(by(1).expect, Expect::WeakKey);
+        // Data unit sequence numbers are little-endian: vector 15's is 0x123456789a.
+        assert_eq!(by(15).iv[..6], [0x9a, 0x78, 0x56, 0x34, 0x12, 0x00]);
+    }
+
+    #[test]
+    fn algorithms_with_vectors_lists_the_embedded_names() {
+        let names = algorithms_with_vectors();
+        assert!(names.contains(&"xts(aes)") && names.contains(&"aes"));
+    }
+
+    #[test]
+    fn bad_files_are_errors_that_name_the_record() {
+        let e = VectorSet::parse(
+            "algorithm = \"x\"\n[[vector]]\nsource = \"s\"\nkey = \"zz\"\nplaintext = \"\"\nciphertext = \"\"\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("t.toml") && e.message.contains("key"),
+            "{e}"
+        );
+        let e = VectorSet::parse(
+            "algorithm = \"x\"\n[[vector]]\nsource = \"s\"\nkey = \"00\"\nplaintext = \"00\"\nciphertext = \"\"\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("plaintext is 1 bytes"), "{e}");
+        let e = VectorSet::parse(
+            "algorithm = \"x\"\n[[vector]]\nsource = \"s\"\nkey = \"00\"\nplaintext = \"\"\nciphertext = \"\"\nbogus = 1\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("bogus"), "{e}");
+        assert!(VectorSet::parse("algorithm = \"x\"\n", "t").is_err());
+        let e = VectorSet::parse(
+            "algorithm = \"x\"\n[[vector]]\nsource = \"s\"\nkey = \"00\"\nplaintext = \"\"\nciphertext = \"\"\nexpect = \"maybe\"\n",
+            "t",
+        );
+        assert!(e.is_err());
+    }
+
+    #[test]
+    fn hex_may_be_wrapped() {
+        let set = VectorSet::parse(
+            "algorithm = \"x\"\n[[vector]]\nsource = \"s\"\nkey = \"00 01\\n02\"\nplaintext = \"\"\"\\\n   aa\\\n   bb\\\n   \"\"\"\nciphertext = \"ccdd\"\n",
+            "t",
+        )
+        .unwrap();
+        let v = &set.get("x").unwrap()[0];
+        assert_eq!(v.key, [0, 1, 2]);
+        assert_eq!(v.plaintext, [0xaa, 0xbb]);
+    }
+}
