@@ -764,6 +764,8 @@ impl Registry {
         };
         let chosen_key = chosen.as_ref().ok();
         let chosen_prio = chosen_entry.map(|e| self.priority_of(&inner, &e.info));
+        // Asked for by driver name: the others were not competing at all.
+        let pinned = inner.entries.contains_key(name);
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()
@@ -794,6 +796,8 @@ impl Registry {
                     )
                 } else if let Some(note) = &zmm_note {
                     note.clone()
+                } else if pinned && chosen_key.is_some() {
+                    format!("not asked for: {name} is pinned by driver name")
                 } else if let Some(cp) = chosen_prio {
                     format!("lower priority ({priority} < {cp})")
                 } else {
@@ -845,6 +849,8 @@ impl Registry {
             drivers: inner
                 .entries
                 .values()
+                // Instances built only to be looked at (explain) and never needed.
+                .filter(|e| !(e.info.is_instance() && e.state == TestState::Untested))
                 .map(|e| DriverReport {
                     driver: e.info.driver.clone(),
                     state: self.state_name(&inner, e),

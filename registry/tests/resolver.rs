@@ -226,6 +226,10 @@ fn explain_gives_every_candidate_a_verdict() {
     assert_eq!(ex.chosen, None);
     assert!(ex.candidates[0].verdict.starts_with("self-test failed"));
     assert!(ex.error.unwrap().contains("failed its self-test"));
+    let ex = reg.explain("toy-generic");
+    assert_eq!(ex.chosen.as_deref(), Some("toy-generic"));
+    let c = ex.candidates.iter().find(|c| c.driver == "toy-aesni").unwrap();
+    assert_eq!(c.verdict, "not asked for: toy-generic is pinned by driver name");
     reg.disable("toy-generic").unwrap();
     let ex = reg.explain("toy");
     let c = ex.candidates.iter().find(|c| c.driver == "toy-generic").unwrap();
