@@ -45,11 +45,6 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// Whether no row was added.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// The table as text, each line prefixed with `indent` and ended by a newline.
     pub fn render(&self, indent: &str) -> String {
         let widths: Vec<usize> = (0..self.header.len())
@@ -95,7 +90,11 @@ mod tests {
 
     #[test]
     fn aligns_columns() {
-        let mut t = Table::new(&[("DRIVER", Align::Left), ("PRIO", Align::Right), ("NOTE", Align::Left)]);
+        let mut t = Table::new(&[
+            ("DRIVER", Align::Left),
+            ("PRIO", Align::Right),
+            ("NOTE", Align::Left),
+        ]);
         t.row(["xts-aes-aesni", "401", "chosen"]);
         t.row(["aes-generic", "100", ""]);
         assert_eq!(

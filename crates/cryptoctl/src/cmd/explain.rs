@@ -14,10 +14,9 @@ pub fn run(g: &Globals, name: &str) -> Result<String, CliError> {
     let reg = g.boot(g.config()?)?;
     let ex = reg.explain(name);
     if ex.chosen.is_none() && ex.candidates.is_empty() {
-        return Err(CliError::Usage(
-            ex.error
-                .unwrap_or_else(|| format!("no algorithm or driver named {name:?}")),
-        ));
+        return Err(CliError::Usage(ex.error.unwrap_or_else(|| {
+            format!("no algorithm or driver named {name:?}")
+        })));
     }
     if g.json {
         return Globals::to_json(&ex);

@@ -10,7 +10,7 @@ pub mod speed;
 
 use std::path::PathBuf;
 
-use cryptoreg::{BootOptions, Config, CpuInfo, Registry, SelftestMode};
+use cryptoreg::{Config, CpuInfo, Registry, SelftestMode};
 
 use crate::error::CliError;
 
@@ -44,25 +44,10 @@ impl Globals {
         }
     }
 
-    /// Boots a registry with `config` on the `--cpu` identity.
-    ///
-    /// With self-tests off no runner is ever consulted, so the registry is booted without
-    /// one: the commands that only need names and priorities (`cpu`, the configuration
-    /// editors) then start instantly and do not depend on the test vectors loading.
-    /// Every other mode goes through the facade's `cryptoreg::boot`, exactly as a
-    /// service would.
+    /// Boots a registry with `config` on the `--cpu` identity, through the facade's
+    /// `cryptoreg::boot`, exactly as a service would.
     pub fn boot(&self, config: Config) -> Result<Registry, CliError> {
-        let cpu = self.cpu_info()?;
-        let reg = if config.selftest.mode == SelftestMode::Off {
-            Registry::boot(BootOptions {
-                cpu,
-                config,
-                tester: None,
-            })?
-        } else {
-            cryptoreg::boot(config, cpu)?
-        };
-        Ok(reg)
+        Ok(cryptoreg::boot(config, self.cpu_info()?)?)
     }
 
     /// Boots with the configuration but self-tests off: for commands that show names,

@@ -1,0 +1,308 @@
+//! `cryptoctl selftest`: the main job of the tool.
+//!
+//! Without `--driver`: boot exactly as a service would (self-tests run during boot),
+//! resolve every algorithm name so the template instances a service would get are built
+//! and tested too, and report per driver, with the driver chosen for each name. A failed
+//! driver that the policy excluded is the system working, so the exit status is 0 unless
+//! the boot itself fails (`on_failure = "abort"`); failures are printed in their own
+//! section with the command that replays each.
+//!
+//! With `--driver D`: boot in `kat` mode (fast, and the generic references must pass
+//! their known answers to serve as references), then run the full test of D alone with
+//! the given seed and iteration count. `--seed` taken from a failure line replays exactly
+//! that randomized case. Here the question is "does D pass?", so a failure exits 1.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use cryptoreg::{DriverReport, SelftestMode, TestParams};
+
+use crate::cmd::Globals;
+use crate::error::CliError;
+use crate::table::{Align, Table};
+
+/// `selftest` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Test only this driver (boots with known-answer tests only, then runs the full
+    /// test of this driver).
+    #[arg(long, value_name = "DRIVER")]
+    pub driver: Option<String>,
+    /// Base seed of the randomized tests, decimal or 0x-hex. With --driver it replays the
+    /// one case a failure line printed.
+    #[arg(long, value_name = "SEED", value_parser = parse_seed)]
+    pub seed: Option<u64>,
+    /// Randomized iterations per driver (default: the configuration's fuzz_iterations,
+    /// or 1 when replaying a --seed).
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u32>,
+}
+
+/// Parses a seed as printed in failure lines (`0x1f...`) or as a decimal number.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    r.map_err(|e| format!("{s:?} is not a decimal or 0x-hex 64-bit number ({e})"))
+}
+
+/// Runs `selftest`.
+pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
+    match &args.driver {
+        Some(d) => one_driver(g, args, d),
+        None => whole_boot(g, args),
+    }
+}
+
+#[derive(Serialize)]
+struct BootReport {
+    /// Boot (self-tests included) plus the resolution of every name, in milliseconds.
+    elapsed_ms: f64,
+    /// The boot alone.
+    boot_ms: f64,
+    mode: &'static str,
+    seed: String,
+    drivers: Vec<DriverReport>,
+    /// Algorithm name -> the driver a request gets now (null if none).
+    chosen: BTreeMap<String, Option<String>>,
+    /// Why a name resolves to nothing.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    errors: BTreeMap<String, String>,
+}
+
+fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
+    let mut config = g.config()?;
+    if let Some(seed) = args.seed {
+        config.selftest.seed = Some(seed);
+    }
+    if let Some(n) = args.iterations {
+        config.selftest.fuzz_iterations = n;
+    }
+    let start = Instant::now();
+    let reg = g.boot(config)?;
+    let mut chosen = BTreeMap::new();
+    let mut errors = BTreeMap::new();
+    for name in reg.algorithm_names() {
+        match reg.resolve(&name) {
+            Ok(info) => {
+                chosen.insert(name, Some(info.driver.clone()));
+            }
+            Err(e) => {
+                errors.insert(name.clone(), e.to_string());
+                chosen.insert(name, None);
+            }
+        }
+    }
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+    let report = reg.selftest_report();
+    let out = BootReport {
+        elapsed_ms,
+        boot_ms: report.elapsed_ms,
+        mode: report.mode,
+        seed: report.seed,
+        drivers: report.drivers,
+        chosen,
+        errors,
+    };
+    if g.json {
+        return Globals::to_json(&out);
+    }
+    Ok(boot_human(&out))
+}
+
+fn boot_human(r: &BootReport) -> String {
+    let tests: usize = r.drivers.iter().map(|d| d.tests).sum();
+    let failed: Vec<&DriverReport> = r
+        .drivers
+        .iter()
+        .filter(|d| !d.failures.is_empty())
+        .collect();
+    let mut out = format!(
+        "self-test: mode {}, seed {}, {} drivers, {} checks, {} failed; {:.1} ms (boot {:.1} ms)\n\n",
+        r.mode,
+        r.seed,
+        r.drivers.len(),
+        tests,
+        failed.len(),
+        r.elapsed_ms,
+        r.boot_ms
+    );
+    if r.mode == "off" {
+        out.push_str("note: self-tests are off in this configuration; nothing was tested\n\n");
+    }
+    let mut t = Table::new(&[
+        ("DRIVER", Align::Left),
+        ("STATE", Align::Left),
+        ("TESTS", Align::Right),
+    ]);
+    for d in &r.drivers {
+        t.row([d.driver.clone(), d.state.to_string(), d.tests.to_string()]);
+    }
+    out.push_str(&t.render(""));
+    out.push_str("\nchosen:\n");
+    let mut c = Table::new(&[("", Align::Left), ("", Align::Left), ("", Align::Left)]);
+    for (name, driver) in &r.chosen {
+        let answer = match driver {
+            Some(d) => d.clone(),
+            None => format!(
+                "(nothing: {})",
+                r.errors.get(name).map_or("", String::as_str)
+            ),
+        };
+        c.row([name.clone(), "->".to_string(), answer]);
+    }
+    out.extend(c.render("  ").lines().skip(1).map(|l| format!("{l}\n")));
+    if !failed.is_empty() {
+        out.push_str(&format!(
+            "\nFAILED: {} driver(s) failed their self-test and are excluded:\n",
+            failed.len()
+        ));
+        for d in failed {
+            for line in &d.failures {
+                out.push_str(&format!("  {line}\n"));
+                if let Some(seed) = replay_seed(line) {
+                    out.push_str(&format!(
+                        "    replay: cryptoctl selftest --driver {} --seed {seed}\n",
+                        shell_word(&d.driver)
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct DriverRun {
+    driver: String,
+    /// `passed` or `failed`.
+    state: &'static str,
+    tests: usize,
+    failures: Vec<String>,
+    seed: String,
+    iterations: u32,
+    replay: bool,
+    elapsed_ms: f64,
+}
+
+fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError> {
+    let mut config = g.config()?;
+    let iterations = args.iterations.unwrap_or(if args.seed.is_some() {
+        1
+    } else {
+        config.selftest.fuzz_iterations
+    });
+    config.selftest.mode = SelftestMode::Kat;
+    let reg = g.boot(config)?;
+    let params = TestParams {
+        mode: SelftestMode::Full,
+        iterations,
+        seed: args.seed.unwrap_or_else(|| reg.seed()),
+        replay: args.seed.is_some(),
+    };
+    if !reg.list().iter().any(|e| e.driver == driver) {
+        // A template instance (`xts(ecb-aes-aesni)`) exists once something asks for it.
+        let _ = reg.resolve(driver);
+    }
+    let start = Instant::now();
+    let outcome = reg.run_selftest(driver, &params)?;
+    let run = DriverRun {
+        driver: driver.to_string(),
+        state: if outcome.passed() { "passed" } else { "failed" },
+        tests: outcome.tests,
+        failures: outcome.failures,
+        seed: format!("{:#x}", params.seed),
+        iterations,
+        replay: params.replay,
+        elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
+    };
+    let text = if g.json {
+        Globals::to_json(&run)?
+    } else {
+        driver_human(&run)
+    };
+    if run.state == "passed" {
+        Ok(text)
+    } else {
+        Err(CliError::Failed {
+            output: text,
+            message: format!("{driver} failed its self-test"),
+        })
+    }
+}
+
+fn driver_human(r: &DriverRun) -> String {
+    let how = if r.replay {
+        format!("replay of seed {}", r.seed)
+    } else {
+        format!("seed {}, {} iterations", r.seed, r.iterations)
+    };
+    let mut out = format!(
+        "{}: {} ({} checks, {}; {:.1} ms)\n",
+        r.driver, r.state, r.tests, how, r.elapsed_ms
+    );
+    if r.tests == 0 && r.failures.is_empty() {
+        out.push_str("  no checks ran: a driver with no vectors does not count as passed\n");
+    }
+    for line in &r.failures {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out
+}
+
+/// The `seed=0x...` of a replayable failure line, if it has one.
+fn replay_seed(line: &str) -> Option<&str> {
+    let at = line.rfind("seed=")? + "seed=".len();
+    let rest = &line[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_hexdigit() || c == 'x' || c == 'X'))
+        .unwrap_or(rest.len());
+    let seed = &rest[..end];
+    parse_seed(seed).ok().map(|_| seed)
+}
+
+/// Quotes a driver name for a shell if it needs it (`xts(ecb(aes-generic))`).
+fn shell_word(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{s}'")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_parse_in_both_bases() {
+        assert_eq!(parse_seed("42"), Ok(42));
+        assert_eq!(parse_seed("0x2a"), Ok(42));
+        assert_eq!(parse_seed("0XFFFF_FFFF_FFFF_FFFF"), Ok(u64::MAX));
+        assert!(parse_seed("0x").is_err());
+        assert!(parse_seed("forty-two").is_err());
+        assert!(parse_seed("0x1_0000_0000_0000_0000").is_err());
+    }
+
+    #[test]
+    fn replay_seed_is_found_in_a_failure_line() {
+        let line = r#"selftest: skcipher: xts-aes-faulty encryption mismatch on "random: len=523"; cfg="inplace(one list) src_divs=[100.0%@+0]"; seed=0x9e3779b97f4a7c15"#;
+        assert_eq!(replay_seed(line), Some("0x9e3779b97f4a7c15"));
+        assert_eq!(replay_seed("selftest: no vectors for foo"), None);
+    }
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(shell_word("xts-aes-aesni"), "xts-aes-aesni");
+        assert_eq!(
+            shell_word("xts(ecb(aes-generic))"),
+            "'xts(ecb(aes-generic))'"
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! `cryptoctl speed NAME`: encryption throughput of every driver of an algorithm, side by
+//! side, in the manner of the kernel's tcrypt (`modprobe tcrypt mode=...`), so the
+//! priority ladder can be checked against reality on this machine.
+//!
+//! Which drivers: every entry of that algorithm name that passed (or, with self-tests
+//! off, is untested) and that this host can execute; the template instance the name
+//! builds (`xts(ecb-aes-aesni)`), and the all-generic one (`xts(ecb(aes-generic))`, from
+//! `build_generic_driver_name`) so the bottom of the ladder is visible too. Each is
+//! allocated by its exact driver name, which the registry honours whatever its priority.
+//!
+//! How: encryption in place of one buffer per size, after a warm-up that also sizes the
+//! batch, repeated for about `--time-ms` per cell; bytes per second is bytes processed
+//! over wall time. This is a quick comparative table, not a benchmark harness: use the
+//! criterion benches for statistics. Numbers from a debug build are meaningless, which
+//! the tool says on stderr.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use cryptoreg::{AlgType, Cipher, DriverInfo, ListEntry, Registry, Skcipher};
+
+use crate::cmd::Globals;
+use crate::error::CliError;
+use crate::table::{Align, Table};
+
+/// tcrypt's sizes, plus 1420 (a typical IPsec payload in a 1500-byte MTU).
+const DEFAULT_SIZES: &[usize] = &[16, 64, 256, 512, 1024, 1420, 4096, 8192, 16384];
+
+/// `speed` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Algorithm name (`xts(aes)`, `ctr(aes)`, `aes`) or one driver name.
+    pub name: String,
+    /// Measure only these drivers (repeatable).
+    #[arg(long, value_name = "DRIVER")]
+    pub driver: Vec<String>,
+    /// Buffer sizes in bytes.
+    #[arg(long, value_name = "N", num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=(1 << 24)))]
+    pub sizes: Vec<u32>,
+    /// AES key size: 128, 192 or 256 (XTS takes two keys of this size). Default 128, or
+    /// the largest the algorithm takes if it does not take 128.
+    #[arg(long, value_name = "N")]
+    pub key_bits: Option<usize>,
+    /// Measuring time per cell, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 50,
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub time_ms: u64,
+}
+
+/// One measured cell.
+#[derive(Debug, Serialize)]
+struct Row {
+    driver: String,
+    size: usize,
+    bytes_per_sec: u64,
+}
+
+/// A keyed handle of either type the tool measures.
+enum Bench {
+    Cipher(Cipher),
+    Skcipher(Skcipher, Vec<u8>),
+}
+
+impl Bench {
+    /// Encrypts `buf` in place once.
+    fn run(&self, buf: &mut [u8]) -> cryptoreg::Result<()> {
+        match self {
+            Bench::Cipher(c) => c.encrypt_blocks(buf),
+            Bench::Skcipher(s, iv) => s.encrypt_in_place(iv, buf),
+        }
+    }
+}
+
+/// Runs `speed`.
+pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
+    if cfg!(debug_assertions) {
+        eprintln!("cryptoctl: note: unoptimized build; build with --release for real figures");
+    }
+    let reg = g.boot(g.config()?)?;
+    let sizes: Vec<usize> = if args.sizes.is_empty() {
+        DEFAULT_SIZES.to_vec()
+    } else {
+        args.sizes.iter().map(|&s| s as usize).collect()
+    };
+    let (alg, drivers) = pick_drivers(&reg, &args.name, &args.driver)?;
+    let key_bits = choose_key_bits(&alg, &drivers, args.key_bits)?;
+    let cell = Duration::from_millis(args.time_ms);
+
+    let mut rows = Vec::new();
+    let mut table_rows: Vec<(u32, String, Vec<Option<f64>>)> = Vec::new();
+    let mut key_state = seed_from_clock();
+    for (prio, info) in &drivers {
+        let key = random_key(&alg, key_bits, &mut key_state);
+        let bench = match keyed(&reg, info, &key) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("cryptoctl: skipping {}: {e}", info.driver);
+                continue;
+            }
+        };
+        let mut cells = Vec::with_capacity(sizes.len());
+        for &size in &sizes {
+            let rate = measure(&bench, size, cell);
+            if let Some(r) = rate {
+                rows.push(Row {
+                    driver: info.driver.clone(),
+                    size,
+                    bytes_per_sec: r as u64,
+                });
+            }
+            cells.push(rate);
+        }
+        table_rows.push((*prio, info.driver.clone(), cells));
+    }
+    if table_rows.is_empty() {
+        return Err(CliError::Runtime(format!(
+            "no driver of {alg:?} can be measured on this host"
+        )));
+    }
+    if g.json {
+        return Globals::to_json(&rows);
+    }
+    let mut header: Vec<(String, Align)> = vec![
+        ("DRIVER".to_string(), Align::Left),
+        ("PRIO".to_string(), Align::Right),
+    ];
+    header.extend(sizes.iter().map(|s| (s.to_string(), Align::Right)));
+    let cols: Vec<(&str, Align)> = header.iter().map(|(h, a)| (h.as_str(), *a)).collect();
+    let mut t = Table::new(&cols);
+    for (prio, driver, cells) in &table_rows {
+        let mut r = vec![driver.clone(), prio.to_string()];
+        r.extend(cells.iter().map(|c| match c {
+            // Whole MB/s where that is precise enough; a decimal for the slow cells.
+            Some(bps) if *bps >= 100e6 => format!("{:.0}", bps / 1e6),
+            Some(bps) => format!("{:.1}", bps / 1e6),
+            None => "-".to_string(),
+        }));
+        t.row(r);
+    }
+    let key_desc = if is_xts(&alg) {
+        format!("2x{key_bits}-bit keys")
+    } else {
+        format!("{key_bits}-bit key")
+    };
+    Ok(format!(
+        "speed {alg}, {key_desc}, encryption in place, MB/s (10^6 bytes/s) by buffer size in bytes\n{}",
+        t.render("")
+    ))
+}
+
+/// XTS takes two keys: `--key-bits` names the size of each, as `openssl speed` and
+/// tcrypt's `aes-256-xts` do.
+fn is_xts(alg: &str) -> bool {
+    alg.starts_with("xts(")
+}
+
+/// The algorithm name measured and its drivers (effective priority, description), best
+/// priority first.
+fn pick_drivers(
+    reg: &Registry,
+    name: &str,
+    only: &[String],
+) -> Result<(String, Vec<(u32, DriverInfo)>), CliError> {
+    let listed = reg.list();
+    // A driver name given as NAME stands for itself alone.
+    if let Some(e) = listed.iter().find(|e| e.driver == name && e.name != name) {
+        let alg = e.name.clone();
+        let info = reg.resolve(name)?;
+        return Ok((alg, vec![(e.priority, (*info).clone())]));
+    }
+    // Resolving the name builds the template instance it describes next to the concrete
+    // drivers; resolving the generic driver name builds the all-generic instance.
+    let chosen = reg.resolve(name);
+    let generic = reg.resolve(&cryptoreg::names::build_generic_driver_name(name));
+    if let (Err(e), true) = (&chosen, listed.iter().all(|l| l.name != name)) {
+        return Err(CliError::from(e.clone()));
+    }
+    let host = reg.host_features();
+    let listed = reg.list();
+    let mut names: Vec<String> = listed
+        .iter()
+        .filter(|e| e.name == name && usable_state(e) && e.missing.is_empty())
+        .filter(|e| host_runs(e, host))
+        .map(|e| e.driver.clone())
+        .collect();
+    for info in [chosen.ok(), generic.ok()].into_iter().flatten() {
+        if !names.contains(&info.driver) {
+            names.push(info.driver.clone());
+        }
+    }
+    if !only.is_empty() {
+        for d in only {
+            if !listed.iter().any(|e| &e.driver == d) {
+                return Err(CliError::Usage(format!("no driver named {d:?}")));
+            }
+        }
+        names.retain(|d| only.contains(d));
+        for d in only {
+            if !names.contains(d) {
+                names.push(d.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in names {
+        // Allocation by exact name runs the self-test of an instance not yet tested.
+        match reg.resolve(&d) {
+            Ok(info) => {
+                let prio = reg
+                    .list()
+                    .iter()
+                    .find(|e| e.driver == d)
+                    .map_or(info.base_priority, |e| e.priority);
+                let t = info.alg_type();
+                if t != AlgType::Cipher && t != AlgType::Skcipher {
+                    return Err(CliError::Usage(format!(
+                        "speed measures cipher and skcipher algorithms; {d} is a {t}"
+                    )));
+                }
+                out.push((prio, (*info).clone()));
+            }
+            Err(e) => eprintln!("cryptoctl: skipping {d}: {e}"),
+        }
+    }
+    out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.driver.cmp(&b.1.driver)));
+    Ok((name.to_string(), out))
+}
+
+fn usable_state(e: &ListEntry) -> bool {
+    matches!(e.state, "passed" | "untested" | "testing")
+}
+
+/// Whether this host (not just the simulated identity) can execute the driver.
+fn host_runs(e: &ListEntry, host: cryptoreg::Features) -> bool {
+    e.requires
+        .iter()
+        .all(|r| cryptoreg::Feature::from_name(r).is_some_and(|f| host.has(f)))
+}
+
+/// The key size per key: `--key-bits`, else 128 if every driver takes it, else the
+/// largest size all take.
+fn choose_key_bits(
+    alg: &str,
+    drivers: &[(u32, DriverInfo)],
+    asked: Option<usize>,
+) -> Result<usize, CliError> {
+    let factor = if is_xts(alg) { 2 } else { 1 };
+    let fits = |bits: usize| {
+        bits.is_multiple_of(8)
+            && drivers.iter().all(|(_, d)| {
+                let len = factor * bits / 8;
+                (d.min_key..=d.max_key).contains(&len)
+            })
+    };
+    match asked {
+        Some(bits) if fits(bits) => Ok(bits),
+        Some(bits) => {
+            let ranges: Vec<String> = drivers
+                .iter()
+                .map(|(_, d)| format!("{} takes {}..={} bytes", d.driver, d.min_key, d.max_key))
+                .collect();
+            Err(CliError::Usage(format!(
+                "--key-bits {bits} does not fit {alg}{}: {}",
+                if factor == 2 { " (two keys)" } else { "" },
+                ranges.join(", ")
+            )))
+        }
+        None if fits(128) => Ok(128),
+        None => drivers
+            .iter()
+            .map(|(_, d)| d.max_key * 8 / factor)
+            .min()
+            .filter(|&b| fits(b))
+            .ok_or_else(|| CliError::Usage(format!("give --key-bits for {alg}"))),
+    }
+}
+
+/// Allocates `info` by its exact driver name and keys it.
+fn keyed(reg: &Registry, info: &DriverInfo, key: &[u8]) -> cryptoreg::Result<Bench> {
+    Ok(match info.alg_type() {
+        AlgType::Cipher => {
+            let mut c = reg.alloc_cipher(&info.driver)?;
+            c.set_key(key)?;
+            Bench::Cipher(c)
+        }
+        _ => {
+            let mut s = reg.alloc_skcipher(&info.driver)?;
+            s.set_key(key)?;
+            let iv = vec![0u8; s.iv_size()];
+            Bench::Skcipher(s, iv)
+        }
+    })
+}
+
+/// Bytes per second for one size, or `None` when the driver refuses that length (CBC
+/// and block ciphers take only whole blocks).
+fn measure(bench: &Bench, size: usize, cell: Duration) -> Option<f64> {
+    let mut buf = vec![0x5au8; size];
+    bench.run(&mut buf).ok()?;
+    // Warm-up, doubling the batch until one batch takes about a millisecond, and for at
+    // least a fifth of the cell so caches, branch predictors and clocks settle.
+    let mut batch: u64 = 1;
+    let warm_until = Instant::now() + cell / 5;
+    loop {
+        let t = Instant::now();
+        for _ in 0..batch {
+            let _ = bench.run(black_box(&mut buf));
+        }
+        if t.elapsed() < Duration::from_millis(1) {
+            batch *= 2;
+        } else if Instant::now() >= warm_until {
+            break;
+        }
+    }
+    let start = Instant::now();
+    let mut ops: u64 = 0;
+    while start.elapsed() < cell {
+        for _ in 0..batch {
+            let _ = bench.run(black_box(&mut buf));
+        }
+        ops += batch;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    black_box(&buf);
+    Some(ops as f64 * size as f64 / secs)
+}
+
+/// splitmix64 seeded from the clock: keys need only be arbitrary, not secret.
+fn seed_from_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0x9e37_79b9_7f4a_7c15, |d| d.as_nanos() as u64)
+}
+
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A random key of `bits` (twice that for XTS, with distinct halves, which XTS requires).
+fn random_key(alg: &str, bits: usize, state: &mut u64) -> Vec<u8> {
+    let len = bits / 8 * if is_xts(alg) { 2 } else { 1 };
+    loop {
+        let key: Vec<u8> = (0..len).map(|_| next(state) as u8).collect();
+        if !is_xts(alg) || key[..len / 2] != key[len / 2..] {
+            return key;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xts_keys_have_distinct_halves() {
+        let mut s = 1;
+        for _ in 0..100 {
+            let k = random_key("xts(aes)", 256, &mut s);
+            assert_eq!(k.len(), 64);
+            assert_ne!(k[..32], k[32..]);
+        }
+        assert_eq!(random_key("ctr(aes)", 128, &mut s).len(), 16);
+    }
+}

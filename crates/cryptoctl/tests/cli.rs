@@ -1,0 +1,435 @@
+//! The command-line contract of `cryptoctl`: JSON shapes, configuration editing, exit
+//! codes and error messages. These boot with self-tests off (or need no boot), so they
+//! hold whatever drivers are linked; `done_when.rs` checks the outcomes on real drivers.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+#[test]
+fn cpu_json_has_the_identity_and_policy_fields() {
+    let v = json(&["cpu", "--json"]);
+    for field in [
+        "vendor", "family", "model", "stepping", "features", "source", "policy",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field}: {v:#}");
+    }
+    assert_eq!(v["source"], "native");
+    assert_eq!(v["simulated"], false);
+    assert!(v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "sse2"));
+    assert!(
+        v.get("host_features").is_none(),
+        "host features only when simulated"
+    );
+}
+
+#[test]
+fn cpu_icelake_server_shows_its_policy_row() {
+    let v = json(&["cpu", "--cpu", "icelake-server", "--json"]);
+    assert_eq!(v["vendor"], "GenuineIntel");
+    assert_eq!(
+        (v["family"].as_u64(), v["model"].as_u64()),
+        (Some(6), Some(0x6a))
+    );
+    assert_eq!(v["model_hex"], "0x6a");
+    assert_eq!(v["source"], "icelake-server");
+    assert_eq!(v["simulated"], true);
+    assert!(v["host_features"].is_array());
+    let rows = v["policy"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v:#}");
+    assert_eq!(rows[0]["name"], "Ice Lake server");
+    assert!(
+        v["consequence"].as_str().unwrap().contains("priority 1"),
+        "{v:#}"
+    );
+
+    let human = text(&["cpu", "--cpu", "icelake-server"]);
+    assert!(human.contains("Ice Lake server"), "{human}");
+    assert!(
+        human.contains("zmm drivers demoted to priority 1"),
+        "{human}"
+    );
+    assert!(human.contains("0x6a (106)"), "{human}");
+}
+
+#[test]
+fn cpu_without_a_policy_row_says_so() {
+    let v = json(&["cpu", "--cpu", "zen3", "--json"]);
+    assert_eq!(v["policy"], Value::Array(vec![]));
+    assert_eq!(v["consequence"], Value::Null);
+    assert_eq!(v["family"], 0x19);
+}
+
+#[test]
+fn list_json_entries_have_every_required_field() {
+    let dir = TempDir::new("list");
+    let cfg = dir.file("off.toml", OFF);
+    let list = json(&["list", "--json", "--config", arg(&cfg)]);
+    let entries = list.as_array().unwrap();
+    assert!(!entries.is_empty());
+    for e in entries {
+        for field in [
+            "name",
+            "driver",
+            "type",
+            "priority",
+            "base_priority",
+            "state",
+            "uses_zmm",
+            "requires",
+        ] {
+            assert!(e.get(field).is_some(), "missing {field} in {e}");
+        }
+        assert!(e["priority"].is_u64() && e["base_priority"].is_u64(), "{e}");
+        assert!(
+            e["uses_zmm"].is_boolean() && e["requires"].is_array(),
+            "{e}"
+        );
+        let state = e["state"].as_str().unwrap();
+        assert!(
+            ["passed", "failed", "unsupported", "untested", "disabled"].contains(&state),
+            "{e}"
+        );
+    }
+    assert_eq!(entry(&list, "aes-generic")["type"], "cipher");
+    assert_eq!(entry(&list, "aes-generic")["base_priority"], 100);
+}
+
+#[test]
+fn list_human_and_proc_formats() {
+    let dir = TempDir::new("listh");
+    let cfg = dir.file("off.toml", OFF);
+    let t = text(&["list", "--config", arg(&cfg)]);
+    let header = t.lines().next().unwrap();
+    for col in [
+        "NAME", "DRIVER", "TYPE", "PRIO", "BASE", "STATE", "ZMM", "REQUIRES",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(t.lines().any(|l| l.contains("aes-generic")), "{t}");
+    let p = text(&["list", "--proc", "--config", arg(&cfg)]);
+    assert!(p.contains("driver       : aes-generic\n"), "{p}");
+    assert!(p.contains("priority     : 100\n"), "{p}");
+}
+
+#[test]
+fn explain_json_shape() {
+    let dir = TempDir::new("explain");
+    let cfg = dir.file("off.toml", OFF);
+    let v = json(&["explain", "xts(aes)", "--json", "--config", arg(&cfg)]);
+    assert_eq!(v["name"], "xts(aes)");
+    let chosen = v["chosen"].as_str().expect("something serves xts(aes)");
+    let cands = v["candidates"].as_array().unwrap();
+    assert!(!cands.is_empty());
+    for c in cands {
+        for field in ["driver", "priority", "base_priority", "state", "verdict"] {
+            assert!(c.get(field).is_some(), "missing {field} in {c}");
+        }
+    }
+    assert_eq!(cands[0]["driver"], chosen, "the chosen one is listed first");
+    assert!(cands[0]["verdict"].as_str().unwrap().starts_with("chosen"));
+
+    let human = text(&["explain", "xts(aes)", "--config", arg(&cfg)]);
+    assert!(
+        human.starts_with(&format!("xts(aes) -> {chosen}\n")),
+        "{human}"
+    );
+    assert!(human.contains("VERDICT"), "{human}");
+}
+
+#[test]
+fn explain_simulated_cpu_marks_output() {
+    let dir = TempDir::new("explsim");
+    let cfg = dir.file("off.toml", OFF);
+    let v = json(&[
+        "explain",
+        "xts(aes)",
+        "--cpu",
+        "generic-x86_64",
+        "--json",
+        "--config",
+        arg(&cfg),
+    ]);
+    assert!(v["chosen"].is_string(), "{v:#}");
+    if !cfg!(feature = "fault-injection") {
+        // (With tests off, the fault-injection build's untested xts-aes-faulty wins.)
+        assert_eq!(v["chosen"], "xts(ecb(aes-generic))");
+    }
+    let human = text(&[
+        "explain",
+        "xts(aes)",
+        "--cpu",
+        "generic-x86_64",
+        "--config",
+        arg(&cfg),
+    ]);
+    assert!(
+        human.starts_with("# simulated CPU: generic-x86_64"),
+        "{human}"
+    );
+    let native = text(&["explain", "xts(aes)", "--config", arg(&cfg)]);
+    assert!(!native.starts_with('#'), "{native}");
+}
+
+#[test]
+fn explain_unknown_name_is_a_usage_error() {
+    let dir = TempDir::new("explunk");
+    let cfg = dir.file("off.toml", OFF);
+    let err = fails(&["explain", "rot13", "--config", arg(&cfg)], 2);
+    assert!(err.contains("rot13"), "{err}");
+}
+
+#[test]
+fn set_priority_then_disable_then_enable_edit_the_file() {
+    let dir = TempDir::new("edit");
+    let original = "# operator notes stay\n[selftest]\nmode = \"off\" # fast boots\n";
+    let cfg = dir.file("svc.toml", original);
+    let c = arg(&cfg);
+
+    let out = text(&["--config", c, "set-priority", "aes-generic", "50"]);
+    assert!(out.contains("\"aes-generic\" = 50"), "{out}");
+    assert!(out.contains("100 -> 50"), "{out}");
+    let file = std::fs::read_to_string(&cfg).unwrap();
+    assert!(
+        file.starts_with(original),
+        "comments and layout kept:\n{file}"
+    );
+    assert!(
+        file.contains("[priority]\n\"aes-generic\" = 50\n"),
+        "{file}"
+    );
+    let list = json(&["list", "--json", "--config", c]);
+    assert_eq!(entry(&list, "aes-generic")["priority"], 50);
+    assert_eq!(entry(&list, "aes-generic")["base_priority"], 100);
+
+    let v = json(&["--config", c, "disable", "aes-generic", "--json"]);
+    assert_eq!(v["changed"], true);
+    assert_eq!(v["after"]["disabled"], true);
+    let file = std::fs::read_to_string(&cfg).unwrap();
+    assert!(
+        file.contains("[disable]\ndrivers = [\"aes-generic\"]\n"),
+        "{file}"
+    );
+    let list = json(&["list", "--json", "--config", c]);
+    assert_eq!(entry(&list, "aes-generic")["state"], "disabled");
+
+    // Idempotent: a second disable changes nothing.
+    let v = json(&["--config", c, "disable", "aes-generic", "--json"]);
+    assert_eq!(v["changed"], false);
+
+    let out = text(&["--config", c, "enable", "aes-generic"]);
+    assert!(out.contains("removed"), "{out}");
+    let list = json(&["list", "--json", "--config", c]);
+    assert_ne!(entry(&list, "aes-generic")["state"], "disabled");
+    assert_eq!(entry(&list, "aes-generic")["priority"], 50);
+}
+
+#[test]
+fn config_editors_create_a_missing_file() {
+    let dir = TempDir::new("create");
+    let cfg = dir.path().join("new.toml");
+    let v = json(&[
+        "--config",
+        arg(&cfg),
+        "set-priority",
+        "aes-generic",
+        "7",
+        "--json",
+    ]);
+    assert_eq!(v["created"], true);
+    assert_eq!(v["after"]["priority"], 7);
+    let file = std::fs::read_to_string(&cfg).unwrap();
+    assert_eq!(file, "[priority]\n\"aes-generic\" = 7\n");
+}
+
+#[test]
+fn config_editors_need_config_and_a_known_driver() {
+    let err = fails(&["set-priority", "aes-generic", "5"], 2);
+    assert!(err.contains("--config"), "{err}");
+    let err = fails(&["disable", "aes-generic"], 2);
+    assert!(err.contains("--config"), "{err}");
+
+    let dir = TempDir::new("unknown");
+    let cfg = dir.file("svc.toml", OFF);
+    let err = fails(
+        &["--config", arg(&cfg), "set-priority", "aes-quantum", "5"],
+        2,
+    );
+    assert!(err.contains("unknown driver \"aes-quantum\""), "{err}");
+    assert!(
+        err.contains("aes-generic"),
+        "lists the known drivers: {err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cfg).unwrap(),
+        OFF,
+        "file untouched"
+    );
+
+    fails(
+        &["--config", arg(&cfg), "set-priority", "aes-generic", "-3"],
+        2,
+    );
+}
+
+#[test]
+fn bad_preset_is_a_usage_error() {
+    let err = fails(&["list", "--cpu", "pentium"], 2);
+    assert!(err.contains("pentium"), "{err}");
+    assert!(err.contains("icelake-server"), "names the presets: {err}");
+}
+
+#[test]
+fn bad_config_key_names_key_and_line() {
+    let dir = TempDir::new("badkey");
+    let cfg = dir.file(
+        "bad.toml",
+        "[selftest]\nmode = \"off\"\nfuzz_iteration = 3\n",
+    );
+    for cmd in [&["list"][..], &["explain", "aes"], &["cpu"], &["selftest"]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--config", arg(&cfg)]);
+        let err = fails(&args, 2);
+        assert!(err.contains("fuzz_iteration"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+    }
+    let err = fails(&["--config", arg(&cfg), "disable", "aes-generic"], 2);
+    assert!(err.contains("fuzz_iteration"), "{err}");
+}
+
+#[test]
+fn bad_config_values_and_missing_files_are_usage_errors() {
+    let dir = TempDir::new("badval");
+    let cfg = dir.file(
+        "bad.toml",
+        &format!("{OFF}[priority]\n\"aes-quantum\" = 5\n"),
+    );
+    let err = fails(&["list", "--config", arg(&cfg)], 2);
+    assert!(err.contains("aes-quantum"), "{err}");
+    let cfg = dir.file(
+        "mask.toml",
+        &format!("{OFF}[cpu]\ndisable = [\"avx9000\"]\n"),
+    );
+    let err = fails(&["list", "--config", arg(&cfg)], 2);
+    assert!(err.contains("avx9000"), "{err}");
+    let missing = dir.path().join("nope.toml");
+    let err = fails(&["list", "--config", arg(&missing)], 2);
+    assert!(err.contains("nope.toml"), "{err}");
+}
+
+#[test]
+fn crypto_config_env_is_honoured() {
+    let dir = TempDir::new("env");
+    let cfg = dir.file(
+        "env.toml",
+        &format!("{OFF}[priority]\n\"aes-generic\" = 42\n"),
+    );
+    let out = cryptoctl()
+        .args(["list", "--json"])
+        .env("CRYPTOREG_CONFIG", &cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(entry(&list, "aes-generic")["priority"], 42);
+}
+
+#[test]
+fn selftest_rejects_bad_seeds_and_unknown_drivers() {
+    let err = fails(
+        &["selftest", "--driver", "aes-generic", "--seed", "0xzz"],
+        2,
+    );
+    assert!(err.contains("0xzz"), "{err}");
+    let dir = TempDir::new("stunk");
+    let cfg = dir.file("kat.toml", OFF);
+    let err = fails(
+        &["selftest", "--driver", "aes-quantum", "--config", arg(&cfg)],
+        2,
+    );
+    assert!(err.contains("aes-quantum"), "{err}");
+}
+
+#[test]
+fn selftest_with_tests_off_reports_untested() {
+    let dir = TempDir::new("stoff");
+    let cfg = dir.file("off.toml", OFF);
+    let v = json(&["selftest", "--json", "--config", arg(&cfg)]);
+    assert!(v["elapsed_ms"].is_number());
+    assert_eq!(v["mode"], "off");
+    let drivers = v["drivers"].as_array().unwrap();
+    assert!(drivers
+        .iter()
+        .all(|d| d["failures"].as_array().unwrap().is_empty()));
+    assert!(v["chosen"]["aes"].is_string(), "{v:#}");
+}
+
+#[test]
+fn speed_json_rows() {
+    let dir = TempDir::new("speed");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let rows = json(&[
+        "speed",
+        "xts(aes)",
+        "--sizes",
+        "16",
+        "4096",
+        "--time-ms",
+        "2",
+        "--json",
+        "--config",
+        c,
+    ]);
+    let rows = rows.as_array().unwrap();
+    assert!(!rows.is_empty());
+    for r in rows {
+        assert!(r["driver"].is_string(), "{r}");
+        assert!([16, 4096].contains(&r["size"].as_u64().unwrap()), "{r}");
+        assert!(r["bytes_per_sec"].as_u64().unwrap() > 0, "{r}");
+    }
+    assert!(
+        rows.iter().any(|r| r["driver"] == "xts(ecb(aes-generic))"),
+        "the all-generic instance is always measured: {rows:?}"
+    );
+
+    let t = text(&[
+        "speed",
+        "xts(aes)",
+        "--sizes",
+        "16",
+        "--time-ms",
+        "1",
+        "--key-bits",
+        "256",
+        "--config",
+        c,
+    ]);
+    assert!(t.contains("2x256-bit keys"), "{t}");
+    assert!(t.lines().nth(1).unwrap().contains("DRIVER"), "{t}");
+
+    let err = fails(
+        &[
+            "speed",
+            "xts(aes)",
+            "--key-bits",
+            "100",
+            "--time-ms",
+            "1",
+            "--config",
+            c,
+        ],
+        2,
+    );
+    assert!(err.contains("--key-bits 100"), "{err}");
+    fails(&["speed", "rot13", "--time-ms", "1", "--config", c], 2);
+}
