@@ -66,7 +66,10 @@ mod tests {
         );
         key[63] = 8;
         assert!(verify_xts_key("x", &key).is_ok());
-        assert!(matches!(verify_xts_key("x", &key[..40]), Err(Error::InvalidKeyLength { .. })));
+        assert!(matches!(
+            verify_xts_key("x", &key[..40]),
+            Err(Error::InvalidKeyLength { .. })
+        ));
     }
 
     #[test]

@@ -180,9 +180,12 @@ disable = ["avx512f"]
 
     #[test]
     fn unknown_key_names_key_and_line() {
-        let err = Config::parse("[selftest]\nmode = \"full\"\nfuzz_iteration = 3\n", "f.toml")
-            .unwrap_err()
-            .to_string();
+        let err = Config::parse(
+            "[selftest]\nmode = \"full\"\nfuzz_iteration = 3\n",
+            "f.toml",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("fuzz_iteration"), "{err}");
         assert!(err.contains("line 3"), "{err}");
     }

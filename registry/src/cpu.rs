@@ -52,14 +52,69 @@ const SKYLAKE_X: &[Feature] = &[
     Adx, Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl,
 ];
 const ICELAKE: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-    Adx, Sha, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl,
-    Avx512ifma, Avx512vbmi, Avx512vbmi2, Avx512vnni, Avx512bitalg, Avx512vpopcntdq,
+    Sse2,
+    Sse3,
+    Ssse3,
+    Sse41,
+    Sse42,
+    Popcnt,
+    Aes,
+    Pclmulqdq,
+    Avx,
+    Avx2,
+    Fma,
+    Bmi1,
+    Bmi2,
+    Movbe,
+    Adx,
+    Sha,
+    Vaes,
+    Vpclmulqdq,
+    Gfni,
+    Avx512f,
+    Avx512cd,
+    Avx512dq,
+    Avx512bw,
+    Avx512vl,
+    Avx512ifma,
+    Avx512vbmi,
+    Avx512vbmi2,
+    Avx512vnni,
+    Avx512bitalg,
+    Avx512vpopcntdq,
 ];
 const SAPPHIRE_RAPIDS: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-    Adx, Sha, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl,
-    Avx512ifma, Avx512vbmi, Avx512vbmi2, Avx512vnni, Avx512bitalg, Avx512vpopcntdq, Avx512bf16,
+    Sse2,
+    Sse3,
+    Ssse3,
+    Sse41,
+    Sse42,
+    Popcnt,
+    Aes,
+    Pclmulqdq,
+    Avx,
+    Avx2,
+    Fma,
+    Bmi1,
+    Bmi2,
+    Movbe,
+    Adx,
+    Sha,
+    Vaes,
+    Vpclmulqdq,
+    Gfni,
+    Avx512f,
+    Avx512cd,
+    Avx512dq,
+    Avx512bw,
+    Avx512vl,
+    Avx512ifma,
+    Avx512vbmi,
+    Avx512vbmi2,
+    Avx512vnni,
+    Avx512bitalg,
+    Avx512vpopcntdq,
+    Avx512bf16,
     Avx512fp16,
 ];
 const ZEN3: &[Feature] = &[
@@ -67,9 +122,37 @@ const ZEN3: &[Feature] = &[
     Adx, Sha, Vaes, Vpclmulqdq,
 ];
 const ZEN4: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-    Adx, Sha, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl,
-    Avx512ifma, Avx512vbmi, Avx512vbmi2, Avx512vnni, Avx512bitalg, Avx512vpopcntdq, Avx512bf16,
+    Sse2,
+    Sse3,
+    Ssse3,
+    Sse41,
+    Sse42,
+    Popcnt,
+    Aes,
+    Pclmulqdq,
+    Avx,
+    Avx2,
+    Fma,
+    Bmi1,
+    Bmi2,
+    Movbe,
+    Adx,
+    Sha,
+    Vaes,
+    Vpclmulqdq,
+    Gfni,
+    Avx512f,
+    Avx512cd,
+    Avx512dq,
+    Avx512bw,
+    Avx512vl,
+    Avx512ifma,
+    Avx512vbmi,
+    Avx512vbmi2,
+    Avx512vnni,
+    Avx512bitalg,
+    Avx512vpopcntdq,
+    Avx512bf16,
 ];
 
 /// A named CPU identity for tests and `--cpu`.
@@ -89,16 +172,86 @@ const AMD: &str = "AuthenticAMD";
 /// `intel-family.h`), AMD family 0x19 from the Zen 3 (Milan) and Zen 4 (Genoa) parts.
 /// `generic-x86_64` is a Pentium 4 (Prescott, 64-bit): SSE3 and nothing newer.
 const PRESETS: &[Preset] = &[
-    Preset { name: "generic-x86_64", vendor: INTEL, family: 0xF, model: 0x4, stepping: 1, features: BASE },
-    Preset { name: "westmere", vendor: INTEL, family: 6, model: 0x2C, stepping: 2, features: WESTMERE },
-    Preset { name: "haswell", vendor: INTEL, family: 6, model: 0x3C, stepping: 3, features: HASWELL },
-    Preset { name: "skylake-x", vendor: INTEL, family: 6, model: 0x55, stepping: 4, features: SKYLAKE_X },
-    Preset { name: "icelake-client", vendor: INTEL, family: 6, model: 0x7E, stepping: 5, features: ICELAKE },
-    Preset { name: "icelake-server", vendor: INTEL, family: 6, model: 0x6A, stepping: 6, features: ICELAKE },
-    Preset { name: "tigerlake", vendor: INTEL, family: 6, model: 0x8C, stepping: 1, features: ICELAKE },
-    Preset { name: "sapphire-rapids", vendor: INTEL, family: 6, model: 0x8F, stepping: 8, features: SAPPHIRE_RAPIDS },
-    Preset { name: "zen3", vendor: AMD, family: 0x19, model: 0x01, stepping: 1, features: ZEN3 },
-    Preset { name: "zen4", vendor: AMD, family: 0x19, model: 0x11, stepping: 1, features: ZEN4 },
+    Preset {
+        name: "generic-x86_64",
+        vendor: INTEL,
+        family: 0xF,
+        model: 0x4,
+        stepping: 1,
+        features: BASE,
+    },
+    Preset {
+        name: "westmere",
+        vendor: INTEL,
+        family: 6,
+        model: 0x2C,
+        stepping: 2,
+        features: WESTMERE,
+    },
+    Preset {
+        name: "haswell",
+        vendor: INTEL,
+        family: 6,
+        model: 0x3C,
+        stepping: 3,
+        features: HASWELL,
+    },
+    Preset {
+        name: "skylake-x",
+        vendor: INTEL,
+        family: 6,
+        model: 0x55,
+        stepping: 4,
+        features: SKYLAKE_X,
+    },
+    Preset {
+        name: "icelake-client",
+        vendor: INTEL,
+        family: 6,
+        model: 0x7E,
+        stepping: 5,
+        features: ICELAKE,
+    },
+    Preset {
+        name: "icelake-server",
+        vendor: INTEL,
+        family: 6,
+        model: 0x6A,
+        stepping: 6,
+        features: ICELAKE,
+    },
+    Preset {
+        name: "tigerlake",
+        vendor: INTEL,
+        family: 6,
+        model: 0x8C,
+        stepping: 1,
+        features: ICELAKE,
+    },
+    Preset {
+        name: "sapphire-rapids",
+        vendor: INTEL,
+        family: 6,
+        model: 0x8F,
+        stepping: 8,
+        features: SAPPHIRE_RAPIDS,
+    },
+    Preset {
+        name: "zen3",
+        vendor: AMD,
+        family: 0x19,
+        model: 0x01,
+        stepping: 1,
+        features: ZEN3,
+    },
+    Preset {
+        name: "zen4",
+        vendor: AMD,
+        family: 0x19,
+        model: 0x11,
+        stepping: 1,
+        features: ZEN4,
+    },
 ];
 
 impl CpuInfo {
@@ -197,21 +350,48 @@ fn native_features() -> Features {
         (Movbe, std::arch::is_x86_feature_detected!("movbe")),
         (Sha, cpu_sha::get()),
         (Vaes, std::arch::is_x86_feature_detected!("vaes")),
-        (Vpclmulqdq, std::arch::is_x86_feature_detected!("vpclmulqdq")),
+        (
+            Vpclmulqdq,
+            std::arch::is_x86_feature_detected!("vpclmulqdq"),
+        ),
         (Gfni, std::arch::is_x86_feature_detected!("gfni")),
         (Avx512f, std::arch::is_x86_feature_detected!("avx512f")),
         (Avx512cd, std::arch::is_x86_feature_detected!("avx512cd")),
         (Avx512dq, std::arch::is_x86_feature_detected!("avx512dq")),
         (Avx512bw, std::arch::is_x86_feature_detected!("avx512bw")),
         (Avx512vl, std::arch::is_x86_feature_detected!("avx512vl")),
-        (Avx512ifma, std::arch::is_x86_feature_detected!("avx512ifma")),
-        (Avx512vbmi, std::arch::is_x86_feature_detected!("avx512vbmi")),
-        (Avx512vbmi2, std::arch::is_x86_feature_detected!("avx512vbmi2")),
-        (Avx512vnni, std::arch::is_x86_feature_detected!("avx512vnni")),
-        (Avx512bitalg, std::arch::is_x86_feature_detected!("avx512bitalg")),
-        (Avx512vpopcntdq, std::arch::is_x86_feature_detected!("avx512vpopcntdq")),
-        (Avx512bf16, std::arch::is_x86_feature_detected!("avx512bf16")),
-        (Avx512fp16, std::arch::is_x86_feature_detected!("avx512fp16")),
+        (
+            Avx512ifma,
+            std::arch::is_x86_feature_detected!("avx512ifma"),
+        ),
+        (
+            Avx512vbmi,
+            std::arch::is_x86_feature_detected!("avx512vbmi"),
+        ),
+        (
+            Avx512vbmi2,
+            std::arch::is_x86_feature_detected!("avx512vbmi2"),
+        ),
+        (
+            Avx512vnni,
+            std::arch::is_x86_feature_detected!("avx512vnni"),
+        ),
+        (
+            Avx512bitalg,
+            std::arch::is_x86_feature_detected!("avx512bitalg"),
+        ),
+        (
+            Avx512vpopcntdq,
+            std::arch::is_x86_feature_detected!("avx512vpopcntdq"),
+        ),
+        (
+            Avx512bf16,
+            std::arch::is_x86_feature_detected!("avx512bf16"),
+        ),
+        (
+            Avx512fp16,
+            std::arch::is_x86_feature_detected!("avx512fp16"),
+        ),
     ];
     for &(feat, present) in std_checks {
         if present {
@@ -253,13 +433,18 @@ mod tests {
         let g = CpuInfo::preset("generic-x86_64").unwrap();
         assert!(!g.features.has(Aes) && !g.features.has(Ssse3));
         let skx = CpuInfo::preset("skylake-x").unwrap();
-        assert_eq!((skx.vendor.as_str(), skx.family, skx.model), ("GenuineIntel", 6, 0x55));
+        assert_eq!(
+            (skx.vendor.as_str(), skx.family, skx.model),
+            ("GenuineIntel", 6, 0x55)
+        );
         assert!(CpuInfo::preset("pentium").is_none());
     }
 
     #[test]
     fn masking() {
-        let z4 = CpuInfo::preset("zen4").unwrap().without(Features::of(&[Avx512f]));
+        let z4 = CpuInfo::preset("zen4")
+            .unwrap()
+            .without(Features::of(&[Avx512f]));
         assert!(!z4.features.has(Avx512f) && z4.features.has(Avx512bw));
     }
 }

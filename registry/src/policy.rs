@@ -62,7 +62,9 @@ impl CpuPolicy {
     pub fn matches(&self, cpu: &CpuInfo) -> Vec<ModelRow> {
         self.rows
             .iter()
-            .filter(|r| r.vendor == cpu.vendor && r.family == cpu.family && r.models.contains(&cpu.model))
+            .filter(|r| {
+                r.vendor == cpu.vendor && r.family == cpu.family && r.models.contains(&cpu.model)
+            })
             .cloned()
             .collect()
     }
@@ -74,7 +76,11 @@ mod tests {
 
     fn matched(preset: &str) -> Vec<String> {
         let cpu = CpuInfo::preset(preset).unwrap();
-        CpuPolicy::embedded().matches(&cpu).into_iter().map(|r| r.name).collect()
+        CpuPolicy::embedded()
+            .matches(&cpu)
+            .into_iter()
+            .map(|r| r.name)
+            .collect()
     }
 
     #[test]
@@ -87,7 +93,14 @@ mod tests {
 
     #[test]
     fn others_do_not() {
-        for p in ["sapphire-rapids", "zen3", "zen4", "haswell", "westmere", "generic-x86_64"] {
+        for p in [
+            "sapphire-rapids",
+            "zen3",
+            "zen4",
+            "haswell",
+            "westmere",
+            "generic-x86_64",
+        ] {
             assert!(matched(p).is_empty(), "{p}");
         }
     }

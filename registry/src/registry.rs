@@ -18,7 +18,7 @@ use crate::config::{Config, OnFailure, SelftestMode};
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
 use crate::features::Features;
-use crate::handle::{Aead, Cipher, Hash, HandleGuard, Skcipher};
+use crate::handle::{Aead, Cipher, HandleGuard, Hash, Skcipher};
 use crate::names::parse_template_call;
 use crate::policy::{CpuPolicy, ModelRow, ZMM_DEMOTED_PRIORITY};
 use crate::selftest_api::{SelfTester, TestOutcome, TestParams};
@@ -203,16 +203,25 @@ impl Registry {
         for def in inventory::iter::<AlgDef> {
             let info = def.to_info();
             if inner.entries.contains_key(&info.driver) {
-                return Err(Error::Config(format!("driver {:?} registered twice", info.driver)));
+                return Err(Error::Config(format!(
+                    "driver {:?} registered twice",
+                    info.driver
+                )));
             }
             inner.entries.insert(info.driver.clone(), Entry::new(info));
         }
-        for name in opts.config.priority.keys().chain(&opts.config.disable.drivers) {
+        for name in opts
+            .config
+            .priority
+            .keys()
+            .chain(&opts.config.disable.drivers)
+        {
             if !inner.entries.contains_key(name) && parse_template_call(name).is_none() {
                 return Err(Error::Config(format!("unknown driver {name:?}")));
             }
         }
-        let mut templates: Vec<&'static Template> = inventory::iter::<Template>.into_iter().collect();
+        let mut templates: Vec<&'static Template> =
+            inventory::iter::<Template>.into_iter().collect();
         templates.sort_by_key(|t| t.name);
 
         let mut reg = Registry {
@@ -232,7 +241,11 @@ impl Registry {
         reg.boot_elapsed = start.elapsed();
         if reg.config.selftest.on_failure == OnFailure::Abort {
             let inner = reg.inner.lock();
-            if let Some(e) = inner.entries.values().find(|e| e.state == TestState::Failed) {
+            if let Some(e) = inner
+                .entries
+                .values()
+                .find(|e| e.state == TestState::Failed)
+            {
                 return Err(Error::BootAborted {
                     driver: e.info.driver.clone(),
                     report: e.outcome.failures.first().cloned().unwrap_or_default(),
@@ -260,11 +273,15 @@ impl Registry {
             names.reverse();
             names
         });
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8);
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(|| loop {
-                    let Some(driver) = queue.lock().pop() else { break };
+                    let Some(driver) = queue.lock().pop() else {
+                        break;
+                    };
                     self.ensure_tested(&driver);
                 });
             }
@@ -277,7 +294,8 @@ impl Registry {
 
     /// Whether this host may execute `info` and the planned CPU supports it.
     fn testable(&self, info: &DriverInfo) -> bool {
-        info.requires.minus(self.cpu.features).is_empty() && info.requires.minus(self.host).is_empty()
+        info.requires.minus(self.cpu.features).is_empty()
+            && info.requires.minus(self.host).is_empty()
     }
 
     fn disabled(&self, inner: &Inner, driver: &str) -> bool {
@@ -344,7 +362,9 @@ impl Registry {
     fn ensure_tested(&self, driver: &str) {
         let mut inner = self.inner.lock();
         loop {
-            let Some(e) = inner.entries.get_mut(driver) else { return };
+            let Some(e) = inner.entries.get_mut(driver) else {
+                return;
+            };
             match e.state {
                 TestState::Passed | TestState::Failed => return,
                 TestState::Testing => self.tested.wait(&mut inner),
@@ -364,7 +384,11 @@ impl Registry {
                     let (outcome, elapsed) = self.run_tester(&info, &params);
                     inner = self.inner.lock();
                     if let Some(e) = inner.entries.get_mut(driver) {
-                        e.state = if outcome.passed() { TestState::Passed } else { TestState::Failed };
+                        e.state = if outcome.passed() {
+                            TestState::Passed
+                        } else {
+                            TestState::Failed
+                        };
                         e.outcome = outcome;
                         e.elapsed = elapsed;
                     }
@@ -400,7 +424,11 @@ impl Registry {
             if !self.testable(&e.info) {
                 return Err(Error::Unsupported {
                     driver: driver.to_string(),
-                    missing: e.info.requires.minus(self.host.intersect(self.cpu.features)).to_string(),
+                    missing: e
+                        .info
+                        .requires
+                        .minus(self.host.intersect(self.cpu.features))
+                        .to_string(),
                 });
             }
             Arc::clone(&e.info)
@@ -411,7 +439,11 @@ impl Registry {
         let (outcome, elapsed) = self.run_tester(&info, params);
         let mut inner = self.inner.lock();
         if let Some(e) = inner.entries.get_mut(driver) {
-            e.state = if outcome.passed() { TestState::Passed } else { TestState::Failed };
+            e.state = if outcome.passed() {
+                TestState::Passed
+            } else {
+                TestState::Failed
+            };
             e.outcome = outcome.clone();
             e.elapsed = elapsed;
         }
@@ -454,7 +486,9 @@ impl Registry {
             Ok(i) => i,
             Err(e) => return Some(Err(e)),
         };
-        inst.requires = children.iter().fold(Features::EMPTY, |a, c| a.union(c.requires));
+        inst.requires = children
+            .iter()
+            .fold(Features::EMPTY, |a, c| a.union(c.requires));
         inst.uses_zmm = children.iter().any(|c| c.uses_zmm);
         inst.children = children.iter().map(|c| c.driver.clone()).collect();
         let driver = inst.driver.clone();
@@ -511,7 +545,9 @@ impl Registry {
                 if !keys.iter().any(|(_, d)| d == k) {
                     // Another thread's priority change may have dropped the instance
                     // between its creation and this lock: build it again.
-                    let Some(e) = inner.entries.get(k) else { continue };
+                    let Some(e) = inner.entries.get(k) else {
+                        continue;
+                    };
                     keys.push((self.priority_of(&inner, &e.info), k.clone()));
                 }
             }
@@ -719,7 +755,11 @@ impl Registry {
     /// Every entry, sorted by algorithm name, then priority (highest first), then driver.
     pub fn list(&self) -> Vec<ListEntry> {
         let inner = self.inner.lock();
-        let mut out: Vec<ListEntry> = inner.entries.values().map(|e| self.list_entry(&inner, e)).collect();
+        let mut out: Vec<ListEntry> = inner
+            .entries
+            .values()
+            .map(|e| self.list_entry(&inner, e))
+            .collect();
         out.sort_by(|a, b| {
             a.name
                 .cmp(&b.name)
@@ -733,7 +773,11 @@ impl Registry {
     pub fn proc_crypto(&self) -> String {
         let mut s = String::new();
         for e in self.list() {
-            let module = if e.instance { "template" } else { "cryptoreg-algos" };
+            let module = if e.instance {
+                "template"
+            } else {
+                "cryptoreg-algos"
+            };
             s.push_str(&format!(
                 "name         : {}\ndriver       : {}\nmodule       : {}\npriority     : {}\nrefcnt       : {}\nselftest     : {}\ntype         : {}\nuses_zmm     : {}\nrequires     : {}\n\n",
                 e.name,
@@ -773,7 +817,8 @@ impl Registry {
             .map(|e| {
                 let priority = self.priority_of(&inner, &e.info);
                 let state = self.state_name(&inner, e);
-                let demoted = self.policy_priority(&e.info).is_some() && priority == ZMM_DEMOTED_PRIORITY;
+                let demoted =
+                    self.policy_priority(&e.info).is_some() && priority == ZMM_DEMOTED_PRIORITY;
                 let zmm_note = demoted.then(|| {
                     let model = self.policy_rows.first().map_or("", |r| r.name.as_str());
                     format!(
@@ -820,7 +865,11 @@ impl Registry {
                 }
             })
             .collect();
-        candidates.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.driver.cmp(&b.driver)));
+        candidates.sort_by(|a, b| {
+            b.priority
+                .cmp(&a.priority)
+                .then_with(|| a.driver.cmp(&b.driver))
+        });
         if let Some(k) = chosen_key {
             if let Some(pos) = candidates.iter().position(|c| &c.driver == k) {
                 let c = candidates.remove(pos);
@@ -915,7 +964,11 @@ impl Registry {
 
     /// Whether `alg_type` matches the entry `driver` (for tools).
     pub fn driver_type(&self, driver: &str) -> Option<AlgType> {
-        self.inner.lock().entries.get(driver).map(|e| e.info.alg_type())
+        self.inner
+            .lock()
+            .entries
+            .get(driver)
+            .map(|e| e.info.alg_type())
     }
 
     #[allow(dead_code)]

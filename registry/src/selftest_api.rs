@@ -45,6 +45,10 @@ impl TestOutcome {
 pub trait SelfTester: Send + Sync {
     /// Tests `driver`. The runner may resolve other names through `registry` (the generic
     /// reference); the registry never holds a lock across this call.
-    fn test(&self, registry: &Registry, driver: &Arc<DriverInfo>, params: &TestParams)
-        -> TestOutcome;
+    fn test(
+        &self,
+        registry: &Registry,
+        driver: &Arc<DriverInfo>,
+        params: &TestParams,
+    ) -> TestOutcome;
 }

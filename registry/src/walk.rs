@@ -111,7 +111,12 @@ pub fn walk_in_place(
         let avail = (segs[seg_index].len() - seg_off).min(body - pos);
         if avail >= chunk {
             let n = avail - avail % chunk;
-            run_chunks(imp, dir, &mut state, &mut segs[seg_index][seg_off..seg_off + n]);
+            run_chunks(
+                imp,
+                dir,
+                &mut state,
+                &mut segs[seg_index][seg_off..seg_off + n],
+            );
             pos += n;
             seg_off += n;
         } else {

@@ -30,23 +30,37 @@ fn exact_driver_name_wins_even_when_lowered() {
 fn failed_only_is_a_distinct_error() {
     let reg = boot(NO_512);
     match reg.resolve("brokenalg") {
-        Err(Error::SelfTestFailed { name, driver, report }) => {
+        Err(Error::SelfTestFailed {
+            name,
+            driver,
+            report,
+        }) => {
             assert_eq!(name, "brokenalg");
             assert_eq!(driver, "brokenalg-broken");
             assert!(report.contains("is broken"), "{report}");
         }
         other => panic!("expected SelfTestFailed, got {other:?}"),
     }
-    assert!(matches!(reg.resolve("nothing-like-this"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        reg.resolve("nothing-like-this"),
+        Err(Error::NotFound(_))
+    ));
     let list = reg.list();
-    let broken = list.iter().find(|e| e.driver == "brokenalg-broken").unwrap();
+    let broken = list
+        .iter()
+        .find(|e| e.driver == "brokenalg-broken")
+        .unwrap();
     assert_eq!(broken.state, "failed");
 }
 
 #[test]
 fn unsupported_drivers_are_not_handed_out() {
     let reg = boot(NO_512);
-    let e = reg.list().into_iter().find(|e| e.driver == "toy-avx10_512").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "toy-avx10_512")
+        .unwrap();
     assert_eq!(e.state, "unsupported");
     assert_eq!(e.missing, vec!["avx512f"]);
     assert!(matches!(
@@ -72,11 +86,18 @@ fn runtime_priority_moves_new_handles_and_keeps_old_ones() {
     let aesni = listed.iter().find(|e| e.driver == "toy-aesni").unwrap();
     assert_eq!(aesni.refcnt, 1);
     drop(old);
-    let aesni = reg.list().into_iter().find(|e| e.driver == "toy-aesni").unwrap();
+    let aesni = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "toy-aesni")
+        .unwrap();
     assert_eq!(aesni.refcnt, 0);
     reg.clear_priority("toy-generic").unwrap();
     assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
-    assert!(matches!(reg.set_priority("no-such", 5), Err(Error::NotFound(_))));
+    assert!(matches!(
+        reg.set_priority("no-such", 5),
+        Err(Error::NotFound(_))
+    ));
 }
 
 #[test]
@@ -92,7 +113,11 @@ fn configuration_priority_and_disable() {
     reg.enable("toy-aesni").unwrap();
     assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
     reg.disable("toy-aesni").unwrap();
-    let e = reg.list().into_iter().find(|e| e.driver == "toy-aesni").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "toy-aesni")
+        .unwrap();
     assert_eq!(e.state, "disabled");
 }
 
@@ -110,21 +135,40 @@ fn unknown_driver_in_configuration_is_an_error() {
 fn zmm_drivers_are_demoted_on_downclocking_models_and_can_be_restored() {
     for preset in ["icelake-server", "icelake-client", "tigerlake", "skylake-x"] {
         let reg = boot_with("", Some(preset));
-        let e = reg.list().into_iter().find(|e| e.driver == "toy-avx10_512").unwrap();
+        let e = reg
+            .list()
+            .into_iter()
+            .find(|e| e.driver == "toy-avx10_512")
+            .unwrap();
         assert_eq!((e.base_priority, e.priority), (800, 1), "{preset}");
         assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni", "{preset}");
         let ex = reg.explain("toy");
-        let c = ex.candidates.iter().find(|c| c.driver == "toy-avx10_512").unwrap();
-        assert!(c.verdict.contains("zmm-excluded"), "{preset}: {}", c.verdict);
+        let c = ex
+            .candidates
+            .iter()
+            .find(|c| c.driver == "toy-avx10_512")
+            .unwrap();
+        assert!(
+            c.verdict.contains("zmm-excluded"),
+            "{preset}: {}",
+            c.verdict
+        );
         assert!(c.verdict.contains("800 -> 1"), "{}", c.verdict);
         // Reachable by driver name, and a runtime priority restores it.
-        assert_eq!(reg.resolve("toy-avx10_512").unwrap().driver, "toy-avx10_512");
+        assert_eq!(
+            reg.resolve("toy-avx10_512").unwrap().driver,
+            "toy-avx10_512"
+        );
         reg.set_priority("toy-avx10_512", 800).unwrap();
         assert_eq!(reg.resolve("toy").unwrap().driver, "toy-avx10_512");
     }
     for preset in ["sapphire-rapids", "zen4"] {
         let reg = boot_with("", Some(preset));
-        assert_eq!(reg.resolve("toy").unwrap().driver, "toy-avx10_512", "{preset}");
+        assert_eq!(
+            reg.resolve("toy").unwrap().driver,
+            "toy-avx10_512",
+            "{preset}"
+        );
         assert!(reg.policy_matches().is_empty());
     }
     let reg = boot_with("", Some("zen3"));
@@ -135,7 +179,10 @@ fn zmm_drivers_are_demoted_on_downclocking_models_and_can_be_restored() {
 
 #[test]
 fn configuration_restores_a_demoted_zmm_driver() {
-    let reg = boot_with("[priority]\n\"toy-avx10_512\" = 850\n", Some("icelake-server"));
+    let reg = boot_with(
+        "[priority]\n\"toy-avx10_512\" = 850\n",
+        Some("icelake-server"),
+    );
     assert_eq!(reg.resolve("toy").unwrap().driver, "toy-avx10_512");
 }
 
@@ -148,11 +195,18 @@ fn templates_instantiate_on_demand_and_follow_child_priorities() {
     assert_eq!(inst.base_priority, 300);
     assert_eq!(inst.children, vec!["toy-aesni"]);
     assert!(inst.requires.has(Feature::Aes));
-    let e = reg.list().into_iter().find(|e| e.driver == "wrap(toy-aesni)").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "wrap(toy-aesni)")
+        .unwrap();
     assert_eq!((e.state, e.instance), ("passed", true));
 
     // An explicit child: the kernel's naming.
-    assert_eq!(reg.resolve("wrap(toy-generic)").unwrap().driver, "wrap(toy-generic)");
+    assert_eq!(
+        reg.resolve("wrap(toy-generic)").unwrap().driver,
+        "wrap(toy-generic)"
+    );
 
     // Raising the generic child invalidates the instance built on toy-aesni? No: the
     // instance over toy-aesni stays until toy-aesni changes. Changing toy-aesni drops it.
@@ -177,8 +231,14 @@ fn template_over_failed_child_reports_the_failure() {
         reg.resolve("wrap(brokenalg)"),
         Err(Error::SelfTestFailed { .. })
     ));
-    assert!(matches!(reg.resolve("nosuchtmpl(toy)"), Err(Error::NotFound(_))));
-    assert!(matches!(reg.resolve("wrap(toy,toy)"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        reg.resolve("nosuchtmpl(toy)"),
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        reg.resolve("wrap(toy,toy)"),
+        Err(Error::NotFound(_))
+    ));
 }
 
 #[test]
@@ -187,7 +247,11 @@ fn gate_without_tests() {
     let reg = boot("[selftest]\nmode = \"off\"\n[cpu]\ndisable = [\"avx512f\"]\n");
     assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
     assert_eq!(reg.resolve("brokenalg").unwrap().driver, "brokenalg-broken");
-    let e = reg.list().into_iter().find(|e| e.driver == "toy-aesni").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "toy-aesni")
+        .unwrap();
     assert_eq!(e.state, "untested");
     // No tester and tests on: nothing passes, nothing is handed out.
     let reg = Registry::boot(BootOptions {
@@ -196,7 +260,10 @@ fn gate_without_tests() {
         tester: None,
     })
     .unwrap();
-    assert!(matches!(reg.resolve("toy-generic"), Err(Error::NotTested(_))));
+    assert!(matches!(
+        reg.resolve("toy-generic"),
+        Err(Error::NotTested(_))
+    ));
 }
 
 #[test]
@@ -208,7 +275,9 @@ fn abort_policy_fails_the_boot() {
             calls: Default::default(),
         })),
     });
-    assert!(matches!(r, Err(Error::BootAborted { driver, report }) if driver.contains("broken") && report.contains("is broken")));
+    assert!(
+        matches!(r, Err(Error::BootAborted { driver, report }) if driver.contains("broken") && report.contains("is broken"))
+    );
 }
 
 #[test]
@@ -218,7 +287,14 @@ fn explain_gives_every_candidate_a_verdict() {
     assert_eq!(ex.chosen.as_deref(), Some("toy-aesni"));
     assert_eq!(ex.candidates[0].driver, "toy-aesni");
     assert_eq!(ex.candidates[0].verdict, "chosen");
-    let by = |d: &str| ex.candidates.iter().find(|c| c.driver == d).unwrap().verdict.clone();
+    let by = |d: &str| {
+        ex.candidates
+            .iter()
+            .find(|c| c.driver == d)
+            .unwrap()
+            .verdict
+            .clone()
+    };
     assert_eq!(by("toy-generic"), "lower priority (100 < 300)");
     assert_eq!(by("toy-b-tie"), "lower priority (300 < 300)");
     assert_eq!(by("toy-avx10_512"), "missing avx512f");
@@ -228,11 +304,22 @@ fn explain_gives_every_candidate_a_verdict() {
     assert!(ex.error.unwrap().contains("failed its self-test"));
     let ex = reg.explain("toy-generic");
     assert_eq!(ex.chosen.as_deref(), Some("toy-generic"));
-    let c = ex.candidates.iter().find(|c| c.driver == "toy-aesni").unwrap();
-    assert_eq!(c.verdict, "not asked for: toy-generic is pinned by driver name");
+    let c = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "toy-aesni")
+        .unwrap();
+    assert_eq!(
+        c.verdict,
+        "not asked for: toy-generic is pinned by driver name"
+    );
     reg.disable("toy-generic").unwrap();
     let ex = reg.explain("toy");
-    let c = ex.candidates.iter().find(|c| c.driver == "toy-generic").unwrap();
+    let c = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "toy-generic")
+        .unwrap();
     assert_eq!(c.verdict, "disabled");
 }
 
@@ -240,7 +327,11 @@ fn explain_gives_every_candidate_a_verdict() {
 fn simulated_cpu_plans_without_running() {
     let reg = boot_with("", Some("generic-x86_64"));
     assert!(reg.is_simulated());
-    let e = reg.list().into_iter().find(|e| e.driver == "toy-aesni").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "toy-aesni")
+        .unwrap();
     assert_eq!(e.state, "unsupported");
     assert_eq!(reg.cpu().vendor, "GenuineIntel");
 }

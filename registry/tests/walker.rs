@@ -30,7 +30,14 @@ fn segmented_equals_contiguous_for_many_splits() {
         let plain: Vec<u8> = (0..len).map(|i| i as u8).collect();
         let mut want = plain.clone();
         h.encrypt_in_place(&iv, &mut want).unwrap();
-        for cuts in [vec![], vec![0], vec![1], vec![7, 3], vec![15, 1, 0, 16], vec![3, 3, 3, 3, 3, 3, 3]] {
+        for cuts in [
+            vec![],
+            vec![0],
+            vec![1],
+            vec![7, 3],
+            vec![15, 1, 0, 16],
+            vec![3, 3, 3, 3, 3, 3, 3],
+        ] {
             let mut got = plain.clone();
             let mut segs = split(&mut got, &cuts);
             h.encrypt_segments(&iv, &mut segs).unwrap();
@@ -58,11 +65,17 @@ fn bad_input_is_an_error_value() {
     let mut h = reg.alloc_skcipher("toystream").unwrap();
     let mut data = [0u8; 32];
     assert_eq!(h.encrypt_in_place(&[0; 16], &mut data), Err(Error::NoKey));
-    assert!(matches!(h.set_key(&[1; 15]), Err(Error::InvalidKeyLength { len: 15, .. })));
+    assert!(matches!(
+        h.set_key(&[1; 15]),
+        Err(Error::InvalidKeyLength { len: 15, .. })
+    ));
     h.set_key(&[1; 16]).unwrap();
     assert_eq!(
         h.encrypt_in_place(&[0; 12], &mut data),
-        Err(Error::InvalidIvLength { len: 12, expected: 16 })
+        Err(Error::InvalidIvLength {
+            len: 12,
+            expected: 16
+        })
     );
     let src = [0u8; 10];
     let mut dst = [0u8; 11];
@@ -72,13 +85,20 @@ fn bad_input_is_an_error_value() {
     );
     assert!(matches!(
         reg.alloc_skcipher("toy"),
-        Err(Error::WrongType { wanted: "skcipher", actual: "cipher", .. })
+        Err(Error::WrongType {
+            wanted: "skcipher",
+            actual: "cipher",
+            ..
+        })
     ));
     let c = reg.alloc_cipher("toy-generic").unwrap();
     assert_eq!(c.encrypt_blocks(&mut [0; 16]), Err(Error::NoKey));
     let mut c = c;
     c.set_key(&[2; 16]).unwrap();
-    assert!(matches!(c.encrypt_blocks(&mut [0; 15]), Err(Error::InvalidLength { .. })));
+    assert!(matches!(
+        c.encrypt_blocks(&mut [0; 15]),
+        Err(Error::InvalidLength { .. })
+    ));
 }
 
 #[test]

@@ -38,13 +38,38 @@ fn test() -> Result<(), String> {
     cargo(&["test", "--workspace", "--all-targets"])?;
     cargo(&["test", "--workspace", "--doc"])?;
     // The fault-injection build proves the self-test gate end to end.
-    cargo(&["test", "-p", "cryptoreg", "--features", "fault-injection", "--test", "fault_injection"])
+    cargo(&[
+        "test",
+        "-p",
+        "cryptoreg",
+        "--features",
+        "fault-injection",
+        "--test",
+        "fault_injection",
+    ])
 }
 
 fn ci() -> Result<(), String> {
     cargo(&["fmt", "--all", "--check"])?;
-    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-    cargo(&["clippy", "-p", "cryptoreg", "--features", "fault-injection", "--all-targets", "--", "-D", "warnings"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    cargo(&[
+        "clippy",
+        "-p",
+        "cryptoreg",
+        "--features",
+        "fault-injection",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
     test()?;
     Ok(())
 }

@@ -23,7 +23,9 @@ fn drivers(reg: &Registry, name: &str) -> Vec<String> {
 fn bench_alg(c: &mut Criterion, reg: &Registry, name: &str, key_len: usize, sizes: &[usize]) {
     let mut group = c.benchmark_group(name);
     for driver in drivers(reg, name) {
-        let mut h = reg.alloc_skcipher(&driver).expect("passed driver allocates");
+        let mut h = reg
+            .alloc_skcipher(&driver)
+            .expect("passed driver allocates");
         let mut key: Vec<u8> = (0..key_len as u8).collect();
         key[0] ^= 0x80;
         h.set_key(&key).expect("valid key");

@@ -43,7 +43,10 @@ fn every_runnable_driver_passes_the_full_self_test() {
     let reg = common::boot("", None);
     let host = reg.host_features();
     for e in reg.list() {
-        let runnable = e.requires.iter().all(|r| host.has(Feature::from_name(r).unwrap()));
+        let runnable = e
+            .requires
+            .iter()
+            .all(|r| host.has(Feature::from_name(r).unwrap()));
         if e.driver == "xts-aes-faulty" {
             // The fault-injection build's deliberately wrong driver (tests/fault_injection.rs).
             assert_eq!(e.state, "failed");
@@ -56,7 +59,10 @@ fn every_runnable_driver_passes_the_full_self_test() {
     }
     // The foundation's drivers need only AES-NI, which every machine this project
     // targets has; the test says so loudly instead of passing vacuously.
-    assert!(host.has(Feature::Aes), "this test expects a CPU with AES-NI");
+    assert!(
+        host.has(Feature::Aes),
+        "this test expects a CPU with AES-NI"
+    );
     for d in FOUNDATION {
         let e = reg.list().into_iter().find(|e| e.driver == *d).unwrap();
         assert_eq!(e.state, "passed", "{d}");

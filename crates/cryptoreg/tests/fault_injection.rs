@@ -11,16 +11,27 @@ use cryptoreg::{SelftestMode, TestParams};
 fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
     // Known answers alone cannot see the fault.
     let kat = common::boot("[selftest]\nmode = \"kat\"\n", None);
-    let e = kat.list().into_iter().find(|e| e.driver == "xts-aes-faulty").unwrap();
+    let e = kat
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "xts-aes-faulty")
+        .unwrap();
     assert_eq!(e.state, "passed", "{:?}", e.failures);
 
     // The randomized tests catch it, with a replayable line.
     let reg = common::boot("", None);
-    let e = reg.list().into_iter().find(|e| e.driver == "xts-aes-faulty").unwrap();
+    let e = reg
+        .list()
+        .into_iter()
+        .find(|e| e.driver == "xts-aes-faulty")
+        .unwrap();
     assert_eq!(e.state, "failed");
     assert_eq!(e.priority, 10000);
     let line = e.failures.first().expect("a failure line").clone();
-    assert!(line.starts_with("selftest: skcipher: xts-aes-faulty "), "{line}");
+    assert!(
+        line.starts_with("selftest: skcipher: xts-aes-faulty "),
+        "{line}"
+    );
     assert!(line.contains("cfg=\""), "{line}");
     let seed = line.rsplit("seed=").next().unwrap().trim();
     assert!(seed.starts_with("0x"), "{line}");
@@ -28,7 +39,11 @@ fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
     // Never chosen, although it has the highest priority.
     let ex = reg.explain("xts(aes)");
     assert_ne!(ex.chosen.as_deref(), Some("xts-aes-faulty"));
-    let c = ex.candidates.iter().find(|c| c.driver == "xts-aes-faulty").unwrap();
+    let c = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "xts-aes-faulty")
+        .unwrap();
     assert!(c.verdict.starts_with("self-test failed"), "{}", c.verdict);
     assert!(reg.alloc_skcipher("xts-aes-faulty").is_err());
 

@@ -9,13 +9,20 @@ fn westmere_chooses_the_aesni_xts_driver_and_config_can_lower_it() {
     let reg = common::boot("", Some("westmere"));
     let ex = reg.explain("xts(aes)");
     assert_eq!(ex.chosen.as_deref(), Some("xts-aes-aesni"));
-    let inst = ex.candidates.iter().find(|c| c.driver == "xts(ecb-aes-aesni)");
+    let inst = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "xts(ecb-aes-aesni)");
     assert_eq!(inst.map(|c| c.priority), Some(400));
 
     let reg = common::boot("[priority]\n\"xts-aes-aesni\" = 50\n", Some("westmere"));
     let ex = reg.explain("xts(aes)");
     assert_eq!(ex.chosen.as_deref(), Some("xts(ecb-aes-aesni)"));
-    let lowered = ex.candidates.iter().find(|c| c.driver == "xts-aes-aesni").unwrap();
+    let lowered = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "xts-aes-aesni")
+        .unwrap();
     assert_eq!((lowered.priority, lowered.base_priority), (50, 401));
     assert_eq!(lowered.verdict, "lower priority (50 < 400)");
 }
@@ -34,7 +41,11 @@ fn a_cpu_without_aesni_gets_the_generic_template_instances() {
         assert_eq!(ex.chosen.as_deref(), Some(want), "{name}");
         let aesni = ex.candidates.iter().find(|c| c.driver.contains("aesni"));
         if let Some(c) = aesni {
-            assert!(c.verdict.starts_with("missing aes"), "{name}: {}", c.verdict);
+            assert!(
+                c.verdict.starts_with("missing aes"),
+                "{name}: {}",
+                c.verdict
+            );
         }
     }
 }
@@ -44,7 +55,11 @@ fn every_algorithm_name_resolves_to_a_passed_driver_here() {
     let reg = common::boot("", None);
     for name in reg.algorithm_names() {
         let info = reg.resolve(&name).unwrap();
-        let e = reg.list().into_iter().find(|e| e.driver == info.driver).unwrap();
+        let e = reg
+            .list()
+            .into_iter()
+            .find(|e| e.driver == info.driver)
+            .unwrap();
         assert_eq!(e.state, "passed", "{name} -> {}", info.driver);
         // The choice is the highest-priority passed candidate.
         let best = reg
@@ -87,7 +102,10 @@ fn bad_input_is_an_error_value_for_real_drivers() {
     let reg = common::boot("", None);
     let mut xts = reg.alloc_skcipher("xts(aes)").unwrap();
     assert!(matches!(xts.set_key(&[7; 64]), Err(Error::WeakKey(_))));
-    assert!(matches!(xts.set_key(&[7; 40]), Err(Error::InvalidKeyLength { .. })));
+    assert!(matches!(
+        xts.set_key(&[7; 40]),
+        Err(Error::InvalidKeyLength { .. })
+    ));
     xts.set_key(&common::xts_key(3, 32)).unwrap();
     assert!(matches!(
         xts.encrypt_in_place(&[0; 16], &mut [0; 15]),
@@ -103,6 +121,12 @@ fn bad_input_is_an_error_value_for_real_drivers() {
         cbc.encrypt_in_place(&[0; 16], &mut [0; 17]),
         Err(Error::InvalidLength { .. })
     ));
-    assert!(matches!(reg.alloc_skcipher("aes"), Err(Error::WrongType { .. })));
-    assert!(matches!(reg.alloc_skcipher("gcm(aes)"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        reg.alloc_skcipher("aes"),
+        Err(Error::WrongType { .. })
+    ));
+    assert!(matches!(
+        reg.alloc_skcipher("gcm(aes)"),
+        Err(Error::NotFound(_))
+    ));
 }

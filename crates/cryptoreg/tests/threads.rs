@@ -15,7 +15,8 @@ fn concurrent_use_while_priorities_change() {
     let reg = Arc::new(common::boot("[selftest]\nfuzz_iterations = 10\n", None));
     let stop = Arc::new(AtomicBool::new(false));
     let changes = Arc::new(AtomicUsize::new(0));
-    let progress: Arc<Vec<AtomicUsize>> = Arc::new((0..WORKERS).map(|_| AtomicUsize::new(0)).collect());
+    let progress: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..WORKERS).map(|_| AtomicUsize::new(0)).collect());
     let names = ["xts(aes)", "ctr(aes)", "cbc(aes)", "ecb(aes)"];
     let flippable: Vec<String> = reg
         .list()
@@ -27,11 +28,18 @@ fn concurrent_use_while_priorities_change() {
     // The changer keeps changing until every worker has finished its rounds under change,
     // so the overlap is guaranteed rather than left to the scheduler.
     let changer = {
-        let (reg, stop, changes, progress) =
-            (Arc::clone(&reg), Arc::clone(&stop), Arc::clone(&changes), Arc::clone(&progress));
+        let (reg, stop, changes, progress) = (
+            Arc::clone(&reg),
+            Arc::clone(&stop),
+            Arc::clone(&changes),
+            Arc::clone(&progress),
+        );
         std::thread::spawn(move || {
             let mut i = 0usize;
-            while progress.iter().any(|p| p.load(Ordering::SeqCst) < ROUNDS_UNDER_CHANGE) {
+            while progress
+                .iter()
+                .any(|p| p.load(Ordering::SeqCst) < ROUNDS_UNDER_CHANGE)
+            {
                 let d = &flippable[i % flippable.len()];
                 match i % 4 {
                     0 => reg.set_priority(d, 5).unwrap(),
@@ -50,8 +58,12 @@ fn concurrent_use_while_priorities_change() {
 
     let workers: Vec<_> = (0..WORKERS)
         .map(|t| {
-            let (reg, stop, changes, progress) =
-                (Arc::clone(&reg), Arc::clone(&stop), Arc::clone(&changes), Arc::clone(&progress));
+            let (reg, stop, changes, progress) = (
+                Arc::clone(&reg),
+                Arc::clone(&stop),
+                Arc::clone(&changes),
+                Arc::clone(&progress),
+            );
             std::thread::spawn(move || {
                 // If this worker panics, release the changer so the test fails instead of
                 // hanging.

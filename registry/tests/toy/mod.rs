@@ -221,11 +221,15 @@ pub struct ToyTester {
 
 impl SelfTester for ToyTester {
     fn test(&self, _: &Registry, driver: &Arc<DriverInfo>, _: &TestParams) -> TestOutcome {
-        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if driver.driver.contains("broken") {
             TestOutcome {
                 tests: 1,
-                failures: vec![format!("selftest: toy: {} is broken; seed=0x1", driver.driver)],
+                failures: vec![format!(
+                    "selftest: toy: {} is broken; seed=0x1",
+                    driver.driver
+                )],
             }
         } else {
             TestOutcome {

@@ -7,8 +7,11 @@ use cryptoreg::{Config, CpuInfo, Registry};
 /// Boots with the embedded defaults plus `extra` TOML, planning for `cpu`.
 pub fn boot(extra: &str, cpu: Option<&str>) -> Registry {
     let config = Config::parse(extra, "test").expect("test config parses");
-    cryptoreg::boot(config, cpu.map(|p| CpuInfo::preset(p).expect("known preset")))
-        .expect("boot succeeds")
+    cryptoreg::boot(
+        config,
+        cpu.map(|p| CpuInfo::preset(p).expect("known preset")),
+    )
+    .expect("boot succeeds")
 }
 
 /// Deterministic pseudo-random bytes for test inputs (not for keys in production).
