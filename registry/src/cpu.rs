@@ -42,40 +42,16 @@ pub fn decode_signature(eax: u32) -> (u32, u32, u32) {
     (family, model, stepping)
 }
 
-const BASE: &[Feature] = &[Sse2, Sse3];
-const WESTMERE: &[Feature] = &[Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq];
-const HASWELL: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-];
-const SKYLAKE_X: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-    Adx, Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl,
-];
-const ICELAKE: &[Feature] = &[
-    Sse2,
-    Sse3,
-    Ssse3,
-    Sse41,
-    Sse42,
-    Popcnt,
-    Aes,
-    Pclmulqdq,
-    Avx,
-    Avx2,
-    Fma,
-    Bmi1,
-    Bmi2,
-    Movbe,
-    Adx,
-    Sha,
-    Vaes,
-    Vpclmulqdq,
-    Gfni,
-    Avx512f,
-    Avx512cd,
-    Avx512dq,
-    Avx512bw,
-    Avx512vl,
+/// Feature groups as CPU generations added them; presets are unions of groups.
+const SSE3: &[Feature] = &[Sse2, Sse3];
+const NEHALEM: &[Feature] = &[Ssse3, Sse41, Sse42, Popcnt];
+const AESNI: &[Feature] = &[Aes, Pclmulqdq];
+const HASWELL: &[Feature] = &[Avx, Avx2, Fma, Bmi1, Bmi2, Movbe];
+const ADX: &[Feature] = &[Adx];
+const SHA_VAES: &[Feature] = &[Sha, Vaes, Vpclmulqdq];
+const GFNI: &[Feature] = &[Gfni];
+const AVX512_SKX: &[Feature] = &[Avx512f, Avx512cd, Avx512dq, Avx512bw, Avx512vl];
+const AVX512_ICL: &[Feature] = &[
     Avx512ifma,
     Avx512vbmi,
     Avx512vbmi2,
@@ -83,77 +59,8 @@ const ICELAKE: &[Feature] = &[
     Avx512bitalg,
     Avx512vpopcntdq,
 ];
-const SAPPHIRE_RAPIDS: &[Feature] = &[
-    Sse2,
-    Sse3,
-    Ssse3,
-    Sse41,
-    Sse42,
-    Popcnt,
-    Aes,
-    Pclmulqdq,
-    Avx,
-    Avx2,
-    Fma,
-    Bmi1,
-    Bmi2,
-    Movbe,
-    Adx,
-    Sha,
-    Vaes,
-    Vpclmulqdq,
-    Gfni,
-    Avx512f,
-    Avx512cd,
-    Avx512dq,
-    Avx512bw,
-    Avx512vl,
-    Avx512ifma,
-    Avx512vbmi,
-    Avx512vbmi2,
-    Avx512vnni,
-    Avx512bitalg,
-    Avx512vpopcntdq,
-    Avx512bf16,
-    Avx512fp16,
-];
-const ZEN3: &[Feature] = &[
-    Sse2, Sse3, Ssse3, Sse41, Sse42, Popcnt, Aes, Pclmulqdq, Avx, Avx2, Fma, Bmi1, Bmi2, Movbe,
-    Adx, Sha, Vaes, Vpclmulqdq,
-];
-const ZEN4: &[Feature] = &[
-    Sse2,
-    Sse3,
-    Ssse3,
-    Sse41,
-    Sse42,
-    Popcnt,
-    Aes,
-    Pclmulqdq,
-    Avx,
-    Avx2,
-    Fma,
-    Bmi1,
-    Bmi2,
-    Movbe,
-    Adx,
-    Sha,
-    Vaes,
-    Vpclmulqdq,
-    Gfni,
-    Avx512f,
-    Avx512cd,
-    Avx512dq,
-    Avx512bw,
-    Avx512vl,
-    Avx512ifma,
-    Avx512vbmi,
-    Avx512vbmi2,
-    Avx512vnni,
-    Avx512bitalg,
-    Avx512vpopcntdq,
-    Avx512bf16,
-];
+const BF16: &[Feature] = &[Avx512bf16];
+const FP16: &[Feature] = &[Avx512fp16];
 
 /// A named CPU identity for tests and `--cpu`.
 struct Preset {
@@ -162,7 +69,7 @@ struct Preset {
     family: u32,
     model: u32,
     stepping: u32,
-    features: &'static [Feature],
+    features: &'static [&'static [Feature]],
 }
 
 const INTEL: &str = "GenuineIntel";
@@ -178,7 +85,7 @@ const PRESETS: &[Preset] = &[
         family: 0xF,
         model: 0x4,
         stepping: 1,
-        features: BASE,
+        features: &[SSE3],
     },
     Preset {
         name: "westmere",
@@ -186,7 +93,7 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x2C,
         stepping: 2,
-        features: WESTMERE,
+        features: &[SSE3, NEHALEM, AESNI],
     },
     Preset {
         name: "haswell",
@@ -194,7 +101,7 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x3C,
         stepping: 3,
-        features: HASWELL,
+        features: &[SSE3, NEHALEM, AESNI, HASWELL],
     },
     Preset {
         name: "skylake-x",
@@ -202,7 +109,7 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x55,
         stepping: 4,
-        features: SKYLAKE_X,
+        features: &[SSE3, NEHALEM, AESNI, HASWELL, ADX, AVX512_SKX],
     },
     Preset {
         name: "icelake-client",
@@ -210,7 +117,9 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x7E,
         stepping: 5,
-        features: ICELAKE,
+        features: &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL,
+        ],
     },
     Preset {
         name: "icelake-server",
@@ -218,7 +127,9 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x6A,
         stepping: 6,
-        features: ICELAKE,
+        features: &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL,
+        ],
     },
     Preset {
         name: "tigerlake",
@@ -226,7 +137,9 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x8C,
         stepping: 1,
-        features: ICELAKE,
+        features: &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL,
+        ],
     },
     Preset {
         name: "sapphire-rapids",
@@ -234,7 +147,9 @@ const PRESETS: &[Preset] = &[
         family: 6,
         model: 0x8F,
         stepping: 8,
-        features: SAPPHIRE_RAPIDS,
+        features: &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16, FP16,
+        ],
     },
     Preset {
         name: "zen3",
@@ -242,7 +157,7 @@ const PRESETS: &[Preset] = &[
         family: 0x19,
         model: 0x01,
         stepping: 1,
-        features: ZEN3,
+        features: &[SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES],
     },
     Preset {
         name: "zen4",
@@ -250,7 +165,9 @@ const PRESETS: &[Preset] = &[
         family: 0x19,
         model: 0x11,
         stepping: 1,
-        features: ZEN4,
+        features: &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16,
+        ],
     },
 ];
 
@@ -272,7 +189,7 @@ impl CpuInfo {
             family: p.family,
             model: p.model,
             stepping: p.stepping,
-            features: Features::of(p.features),
+            features: p.features.iter().flat_map(|g| g.iter().copied()).collect(),
             source: p.name.to_string(),
         })
     }
