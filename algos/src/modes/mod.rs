@@ -16,7 +16,7 @@
 //! constructor, outside the registry (for tests and test-only drivers).
 
 pub mod cbc;
-mod common;
+pub(crate) mod common;
 pub mod ctr;
 pub mod ecb;
 pub mod xts;

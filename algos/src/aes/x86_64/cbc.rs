@@ -7,7 +7,8 @@
 
 use core::arch::x86_64::__m128i;
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Error, Result, SkcipherImpl};
+use crate::modes::common::whole_blocks;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
 
 use super::cipher::{assert_aesni, iv16, load, load8, store, store8, xor, Keys, REQUIRES, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
@@ -69,13 +70,7 @@ impl SkcipherImpl for CbcAesni {
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {
-        if !total.is_multiple_of(16) {
-            return Err(Error::InvalidLength {
-                len: total,
-                reason: "CBC needs a whole number of 16-byte blocks",
-            });
-        }
-        Ok(0)
+        whole_blocks(total, "CBC needs a whole number of 16-byte blocks")
     }
 
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {

@@ -2,7 +2,8 @@
 //!
 //! ECB has no chaining state and no tail: a request must be whole blocks.
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Error, Result, SkcipherImpl};
+use crate::modes::common::whole_blocks;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
 
 use super::cipher::{assert_aesni, ecb_decrypt, ecb_encrypt, REQUIRES};
 use super::key_schedule::{expand_key, AesRoundKeys};
@@ -21,13 +22,7 @@ impl SkcipherImpl for EcbAesni {
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {
-        if !total.is_multiple_of(16) {
-            return Err(Error::InvalidLength {
-                len: total,
-                reason: "ECB needs a whole number of 16-byte blocks",
-            });
-        }
-        Ok(0)
+        whole_blocks(total, "ECB needs a whole number of 16-byte blocks")
     }
 
     fn start(&self, _iv: &[u8], _state: &mut ChainState) -> Result<()> {
