@@ -1,0 +1,115 @@
+//! The AES ladder on every CPU preset: which XTS and CTR driver is chosen, and the zmm
+//! policy on the models that downclock.
+
+mod common;
+
+/// (preset, chosen xts(aes), chosen ctr(aes)).
+const CHOICES: &[(&str, &str, &str)] = &[
+    ("zen3", "xts-aes-vaes-avx2", "ctr-aes-vaes-avx2"),
+    ("zen4", "xts-aes-vaes-avx10_512", "ctr-aes-vaes-avx10_512"),
+    (
+        "sapphire-rapids",
+        "xts-aes-vaes-avx10_512",
+        "ctr-aes-vaes-avx10_512",
+    ),
+    (
+        "icelake-server",
+        "xts-aes-vaes-avx10_256",
+        "ctr-aes-vaes-avx10_256",
+    ),
+    (
+        "icelake-client",
+        "xts-aes-vaes-avx10_256",
+        "ctr-aes-vaes-avx10_256",
+    ),
+    (
+        "tigerlake",
+        "xts-aes-vaes-avx10_256",
+        "ctr-aes-vaes-avx10_256",
+    ),
+    // Skylake-X has AVX-512 but no VAES: the AES-NI drivers serve it.
+    ("skylake-x", "xts-aes-aesni", "ctr-aes-aesni"),
+    ("haswell", "xts-aes-aesni", "ctr-aes-aesni"),
+    ("westmere", "xts-aes-aesni", "ctr-aes-aesni"),
+    (
+        "generic-x86_64",
+        "xts(ecb(aes-generic))",
+        "ctr(aes-generic)",
+    ),
+];
+
+#[test]
+fn each_preset_chooses_its_rung_of_the_ladder() {
+    for &(preset, xts, ctr) in CHOICES {
+        let reg = common::boot("[selftest]\nmode = \"kat\"\n", Some(preset));
+        assert_eq!(
+            reg.explain("xts(aes)").chosen.as_deref(),
+            Some(xts),
+            "{preset}"
+        );
+        assert_eq!(
+            reg.explain("ctr(aes)").chosen.as_deref(),
+            Some(ctr),
+            "{preset}"
+        );
+    }
+}
+
+#[test]
+fn zmm_drivers_are_demoted_with_a_reason_on_downclocking_models() {
+    for preset in ["icelake-server", "icelake-client", "tigerlake", "skylake-x"] {
+        let reg = common::boot("[selftest]\nmode = \"kat\"\n", Some(preset));
+        for name in ["xts(aes)", "ctr(aes)"] {
+            let ex = reg.explain(name);
+            let zmm = ex
+                .candidates
+                .iter()
+                .find(|c| c.driver.ends_with("-vaes-avx10_512"))
+                .unwrap();
+            assert_eq!(
+                (zmm.priority, zmm.base_priority),
+                (1, 800),
+                "{preset} {name}"
+            );
+            if preset != "skylake-x" {
+                assert!(
+                    zmm.verdict.starts_with("zmm-excluded on this model")
+                        && zmm.verdict.contains("(800 -> 1)"),
+                    "{preset}: {}",
+                    zmm.verdict
+                );
+            }
+        }
+    }
+    for preset in ["zen4", "sapphire-rapids", "zen3"] {
+        let reg = common::boot("[selftest]\nmode = \"kat\"\n", Some(preset));
+        let e = reg
+            .list()
+            .into_iter()
+            .find(|e| e.driver == "xts-aes-vaes-avx10_512")
+            .unwrap();
+        assert_eq!(e.priority, 800, "{preset}");
+    }
+}
+
+#[test]
+fn a_runtime_priority_restores_the_512_bit_driver_on_ice_lake() {
+    let reg = common::boot("", Some("icelake-server"));
+    assert_eq!(
+        reg.resolve("xts(aes)").unwrap().driver,
+        "xts-aes-vaes-avx10_256"
+    );
+    reg.set_priority("xts-aes-vaes-avx10_512", 800).unwrap();
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(ex.chosen.as_deref(), Some("xts-aes-vaes-avx10_512"));
+    assert_eq!(ex.candidates[0].verdict, "chosen");
+    // And by configuration.
+    let reg = common::boot(
+        "[priority]\n\"ctr-aes-vaes-avx10_512\" = 800\n",
+        Some("icelake-client"),
+    );
+    assert_eq!(
+        reg.resolve("ctr(aes)").unwrap().driver,
+        "ctr-aes-vaes-avx10_512"
+    );
+}
