@@ -9,6 +9,9 @@
 //! * `cargo xtask asm`  — inspects the emitted machine code of the SIMD entry functions.
 //! * `cargo xtask bench` — criterion benches.
 
+mod asm;
+mod emu;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -71,6 +74,8 @@ fn ci() -> Result<(), String> {
         "warnings",
     ])?;
     test()?;
+    asm::run(&root()).map(|s| println!("{s}"))?;
+    emu::run(&root()).map(|s| println!("{s}"))?;
     Ok(())
 }
 
@@ -79,6 +84,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("test") => test(),
+        Some("emu") => emu::run(&root()).map(|s| println!("{s}")),
+        Some("asm") => asm::run(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
         _ => Err("usage: cargo xtask <ci|test|emu|asm|bench>".to_string()),
     };

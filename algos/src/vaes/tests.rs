@@ -1,0 +1,411 @@
+//! Tests of the VAES drivers against a plain XTS/CTR over `aes-generic`, the standards'
+//! vectors, and the split (`encrypt_blocks` + `encrypt_tail`) path against the one-shot
+//! one. Only drivers this CPU can run are exercised; each test prints which ran and which
+//! were skipped (the avx10 drivers on a CPU without AVX-512 are covered by
+//! `cargo xtask emu` instead), and fails if not even the avx2 drivers could run on a CPU
+//! that has their features.
+
+use cryptoreg_registry::{BlockCipherImpl, SkcipherImpl};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+use super::{CtrVaes, Width, XtsVaes};
+use crate::aes::AesGeneric;
+use crate::xts_util::gf128_mul_x_ble;
+
+const WIDTHS: [(Width, &str); 3] = [
+    (Width::Avx2, "avx2"),
+    (Width::Avx10_256, "avx10_256"),
+    (Width::Avx10_512, "avx10_512"),
+];
+
+fn supported(w: Width) -> bool {
+    let base = std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("vpclmulqdq");
+    let avx10 = std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
+    match w {
+        Width::Avx2 => base,
+        Width::Avx10_256 | Width::Avx10_512 => base && avx10,
+    }
+}
+
+/// The widths this CPU runs, printed (and the skipped ones named as skipped).
+fn runnable(test: &str) -> Vec<(Width, &'static str)> {
+    let mut ran = Vec::new();
+    for (w, name) in WIDTHS {
+        if supported(w) {
+            ran.push((w, name));
+        } else {
+            eprintln!("{test}: SKIPPED {name} (CPU lacks its features; see `cargo xtask emu`)");
+        }
+    }
+    eprintln!(
+        "{test}: ran {:?}",
+        ran.iter().map(|(_, n)| *n).collect::<Vec<_>>()
+    );
+    ran
+}
+
+fn xts_driver(w: Width) -> XtsVaes {
+    XtsVaes::new("xts-aes-vaes-test", w)
+}
+
+fn ctr_driver(w: Width) -> CtrVaes {
+    CtrVaes::new("ctr-aes-vaes-test", w)
+}
+
+fn generic(key: &[u8]) -> AesGeneric {
+    let mut c = AesGeneric::new();
+    c.set_key(key).unwrap();
+    c
+}
+
+/// IEEE 1619 XTS over `aes-generic`, block by block, with ciphertext stealing.
+fn ref_xts(key: &[u8], iv: &[u8; 16], data: &mut [u8], decrypt: bool) {
+    let (k1, k2) = key.split_at(key.len() / 2);
+    let (c1, c2) = (generic(k1), generic(k2));
+    let mut t = *iv;
+    c2.encrypt_blocks(&mut t);
+    let crypt = |blk: &mut [u8], t: &[u8; 16]| {
+        for (b, x) in blk.iter_mut().zip(t) {
+            *b ^= x;
+        }
+        if decrypt {
+            c1.decrypt_blocks(blk)
+        } else {
+            c1.encrypt_blocks(blk)
+        }
+        for (b, x) in blk.iter_mut().zip(t) {
+            *b ^= x;
+        }
+    };
+    let r = data.len() % 16;
+    let full = data.len() / 16 - usize::from(r != 0);
+    for i in 0..full {
+        crypt(&mut data[16 * i..16 * i + 16], &t);
+        gf128_mul_x_ble(&mut t);
+    }
+    if r != 0 {
+        let mut t2 = t;
+        gf128_mul_x_ble(&mut t2);
+        let (ta, tb) = if decrypt { (t2, t) } else { (t, t2) };
+        let off = 16 * full;
+        let mut cc: [u8; 16] = data[off..off + 16].try_into().unwrap();
+        crypt(&mut cc, &ta);
+        let mut pp = cc;
+        pp[..r].copy_from_slice(&data[off + 16..]);
+        data[off + 16..].copy_from_slice(&cc[..r]);
+        crypt(&mut pp, &tb);
+        data[off..off + 16].copy_from_slice(&pp);
+    }
+}
+
+/// CTR over `aes-generic` with a 128-bit big-endian counter.
+fn ref_ctr(key: &[u8], iv: &[u8; 16], data: &mut [u8]) {
+    let c = generic(key);
+    let mut ctr = u128::from_be_bytes(*iv);
+    for chunk in data.chunks_mut(16) {
+        let mut ks = ctr.to_be_bytes();
+        c.encrypt_blocks(&mut ks);
+        for (b, k) in chunk.iter_mut().zip(ks) {
+            *b ^= k;
+        }
+        ctr = ctr.wrapping_add(1);
+    }
+}
+
+fn lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (16..=300).collect();
+    v.extend([
+        511,
+        512,
+        513,
+        1000,
+        1023,
+        1024,
+        1025,
+        4095,
+        4096,
+        4097,
+        4111,
+        8191,
+        65536 + 7,
+    ]);
+    v
+}
+
+#[test]
+fn xts_matches_generic_all_lengths_and_key_sizes() {
+    let ran = runnable("xts_matches_generic");
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let mut cases = 0;
+    for (w, name) in &ran {
+        for klen in [32, 48, 64] {
+            let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+            let mut drv = xts_driver(*w);
+            drv.set_key(&key).unwrap();
+            for len in lengths() {
+                let iv: [u8; 16] = rng.gen();
+                let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                let mut want = pt.clone();
+                ref_xts(&key, &iv, &mut want, false);
+                let mut got = pt.clone();
+                drv.encrypt(&iv, &mut got).unwrap();
+                assert_eq!(got, want, "{name} xts enc klen={klen} len={len}");
+                drv.decrypt(&iv, &mut got).unwrap();
+                assert_eq!(got, pt, "{name} xts dec klen={klen} len={len}");
+                let mut back = want.clone();
+                ref_xts(&key, &iv, &mut back, true);
+                assert_eq!(back, pt, "reference xts round trip len={len}");
+                cases += 1;
+            }
+        }
+    }
+    eprintln!("xts_matches_generic: {cases} cases");
+}
+
+#[test]
+fn ctr_matches_generic_all_lengths_and_key_sizes() {
+    let ran = runnable("ctr_matches_generic");
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    for (w, name) in &ran {
+        for klen in [16, 24, 32] {
+            let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+            let mut drv = ctr_driver(*w);
+            drv.set_key(&key).unwrap();
+            let mut all = lengths();
+            all.extend(0..16);
+            for len in all {
+                let iv: [u8; 16] = rng.gen();
+                let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                let mut want = pt.clone();
+                ref_ctr(&key, &iv, &mut want);
+                let mut got = pt.clone();
+                drv.encrypt(&iv, &mut got).unwrap();
+                assert_eq!(got, want, "{name} ctr klen={klen} len={len}");
+                drv.decrypt(&iv, &mut got).unwrap();
+                assert_eq!(got, pt, "{name} ctr dec klen={klen} len={len}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ctr_counter_carries_across_all_bytes() {
+    let ran = runnable("ctr_counter_carries");
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let ivs: [[u8; 16]; 4] = [
+        [0xff; 16],
+        {
+            let mut v = [0u8; 16];
+            v[8..].fill(0xff);
+            v[..8].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 0xff]);
+            v
+        },
+        {
+            let mut v = [0xffu8; 16];
+            v[15] = 0xf0; // wraps 16 blocks in
+            v
+        },
+        {
+            let mut v = [0u8; 16];
+            v[8..].fill(0xff);
+            v[15] = 0xfa; // the low qword wraps inside a main-loop iteration
+            v
+        },
+    ];
+    for (w, name) in &ran {
+        for klen in [16, 24, 32] {
+            let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+            let mut drv = ctr_driver(*w);
+            drv.set_key(&key).unwrap();
+            for iv in &ivs {
+                for len in [16, 17, 100, 256, 257, 1024, 1040] {
+                    let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                    let mut want = pt.clone();
+                    ref_ctr(&key, iv, &mut want);
+                    let mut got = pt.clone();
+                    drv.encrypt(iv, &mut got).unwrap();
+                    assert_eq!(got, want, "{name} ctr wrap iv={iv:02x?} len={len}");
+                    // The chaining state after whole blocks is the advanced counter.
+                    let mut state = [0u8; 16];
+                    drv.start(iv, &mut state).unwrap();
+                    let mut blocks = pt[..len / 16 * 16].to_vec();
+                    drv.encrypt_blocks(&mut state, &mut blocks);
+                    let next = u128::from_be_bytes(*iv).wrapping_add((len / 16) as u128);
+                    assert_eq!(state, next.to_be_bytes(), "{name} counter state");
+                }
+            }
+        }
+    }
+}
+
+/// Feeds requests through `start` + `encrypt_blocks` pieces + `encrypt_tail`, as the
+/// segment walker does, and compares with the one-shot call.
+#[test]
+fn split_path_matches_one_shot() {
+    let ran = runnable("split_path");
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    for (w, name) in &ran {
+        let xts_key: Vec<u8> = (0..64).map(|_| rng.gen()).collect();
+        let ctr_key: Vec<u8> = (0..32).map(|_| rng.gen()).collect();
+        let mut xts = xts_driver(*w);
+        xts.set_key(&xts_key).unwrap();
+        let mut ctr = ctr_driver(*w);
+        ctr.set_key(&ctr_key).unwrap();
+        let drivers: [&dyn SkcipherImpl; 2] = [&xts, &ctr];
+        for _ in 0..300 {
+            let len = rng.gen_range(16..3000);
+            let iv: [u8; 16] = rng.gen();
+            let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            for (d, drv) in drivers.iter().enumerate() {
+                for decrypt in [false, true] {
+                    let mut one = pt.clone();
+                    if decrypt {
+                        drv.decrypt(&iv, &mut one).unwrap();
+                    } else {
+                        drv.encrypt(&iv, &mut one).unwrap();
+                    }
+                    let mut split = pt.clone();
+                    let tail = drv.tail_len(len).unwrap();
+                    let mut state = [0u8; 16];
+                    drv.start(&iv, &mut state).unwrap();
+                    let (body, rest) = split.split_at_mut(len - tail);
+                    let mut off = 0;
+                    while off < body.len() {
+                        let piece = (rng.gen_range(0..20) * 16).min(body.len() - off);
+                        let chunk = &mut body[off..off + piece];
+                        if decrypt {
+                            drv.decrypt_blocks(&mut state, chunk);
+                        } else {
+                            drv.encrypt_blocks(&mut state, chunk);
+                        }
+                        off += piece;
+                    }
+                    if decrypt {
+                        drv.decrypt_tail(&mut state, rest);
+                    } else {
+                        drv.encrypt_tail(&mut state, rest);
+                    }
+                    assert_eq!(split, one, "{name} driver#{d} dec={decrypt} len={len}");
+                }
+            }
+        }
+    }
+}
+
+fn h(s: &str) -> Vec<u8> {
+    hex::decode(s).unwrap()
+}
+
+#[test]
+fn ieee1619_vectors() {
+    let ran = runnable("ieee1619_vectors");
+    // IEEE 1619-2007 vector 2 (AES-128, 32 bytes) and vector 15 (17 bytes: stealing).
+    let cases = [
+        (
+            "1111111111111111111111111111111122222222222222222222222222222222",
+            "33333333330000000000000000000000",
+            "4444444444444444444444444444444444444444444444444444444444444444",
+            "c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0",
+        ),
+        (
+            "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0bfbebdbcbbbab9b8b7b6b5b4b3b2b1b0",
+            "9a785634120000000000000000000000",
+            "000102030405060708090a0b0c0d0e0f10",
+            "6c1625db4671522d3d7599601de7ca09ed",
+        ),
+    ];
+    for (w, name) in &ran {
+        let mut drv = xts_driver(*w);
+        for (key, iv, pt, ct) in cases {
+            drv.set_key(&h(key)).unwrap();
+            let iv: [u8; 16] = h(iv).try_into().unwrap();
+            let mut buf = h(pt);
+            drv.encrypt(&iv, &mut buf).unwrap();
+            assert_eq!(hex::encode(&buf), ct, "{name}");
+            drv.decrypt(&iv, &mut buf).unwrap();
+            assert_eq!(hex::encode(&buf), pt, "{name}");
+        }
+    }
+}
+
+#[test]
+fn sp800_38a_f51_ctr_aes128() {
+    let ran = runnable("sp800_38a_f51");
+    let key = h("2b7e151628aed2a6abf7158809cf4f3c");
+    let iv: [u8; 16] = h("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").try_into().unwrap();
+    let pt = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
+              30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+    let ct = "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff\
+              5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee";
+    for (w, name) in &ran {
+        let mut drv = ctr_driver(*w);
+        drv.set_key(&key).unwrap();
+        let mut buf = h(pt);
+        drv.encrypt(&iv, &mut buf).unwrap();
+        assert_eq!(hex::encode(&buf), ct, "{name}");
+    }
+}
+
+#[test]
+fn key_and_length_rules() {
+    for (w, _) in runnable("key_and_length_rules") {
+        let mut x = xts_driver(w);
+        assert!(x.set_key(&[5u8; 64]).is_err(), "equal halves refused");
+        assert!(x.set_key(&[5u8; 40]).is_err());
+        let mut key = [5u8; 32];
+        key[31] = 6;
+        x.set_key(&key).unwrap();
+        assert!(x.encrypt(&[0; 16], &mut [0u8; 15]).is_err());
+        let mut c = ctr_driver(w);
+        assert!(c.set_key(&[0u8; 20]).is_err());
+        c.set_key(&[0u8; 24]).unwrap();
+        c.encrypt(&[0; 16], &mut []).unwrap();
+    }
+}
+
+#[test]
+fn avx2_runs_where_its_features_are() {
+    // A CPU with VAES and VPCLMULQDQ must actually exercise at least the avx2 drivers.
+    if supported(Width::Avx2) {
+        assert!(!runnable("avx2_runs").is_empty());
+    }
+}
+
+/// The VAES drivers against the AES-NI drivers (`xts-aes-aesni`, `ctr-aes-aesni`).
+#[test]
+fn matches_aesni_drivers() {
+    use crate::aes::x86_64::{ctr::new_ctr, xts::new_xts};
+    let ran = runnable("matches_aesni_drivers");
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    for (w, name) in &ran {
+        for (xklen, cklen) in [(32, 16), (48, 24), (64, 32)] {
+            let xkey: Vec<u8> = (0..xklen).map(|_| rng.gen()).collect();
+            let ckey: Vec<u8> = (0..cklen).map(|_| rng.gen()).collect();
+            let (mut ours_x, mut ni_x) = (xts_driver(*w), new_xts());
+            ours_x.set_key(&xkey).unwrap();
+            ni_x.set_key(&xkey).unwrap();
+            let (mut ours_c, mut ni_c) = (ctr_driver(*w), new_ctr());
+            ours_c.set_key(&ckey).unwrap();
+            ni_c.set_key(&ckey).unwrap();
+            for len in (16..600).chain([4096, 4111, 65536]) {
+                let iv: [u8; 16] = rng.gen();
+                let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                for (ours, ni) in [(&ours_x as &dyn SkcipherImpl, &*ni_x), (&ours_c, &*ni_c)] {
+                    let (mut a, mut b) = (pt.clone(), pt.clone());
+                    ours.encrypt(&iv, &mut a).unwrap();
+                    ni.encrypt(&iv, &mut b).unwrap();
+                    assert_eq!(a, b, "{name} vs aesni enc len={len}");
+                    ours.decrypt(&iv, &mut a).unwrap();
+                    ni.decrypt(&iv, &mut b).unwrap();
+                    assert_eq!(a, b, "{name} vs aesni dec len={len}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The XTS core (IEEE 1619-2007), written once over [`AesVec`] and instantiated by the
+//! entry functions at each width.
+//!
+//! The main loop keeps `N` vectors of blocks in flight (the entries use 8 ymm = 16 blocks
+//! for the ymm drivers, 4 zmm = 16 blocks for avx10_512: enough independent VAES operations
+//! to cover their latency). `N` tweak vectors hold the tweaks of those blocks; after each
+//! iteration every tweak vector is advanced by x^(N * LANES) with one carry-less multiply
+//! (the technique of the kernel's `aes-xts-avx-x86_64.S`). What is left after the main loop
+//! goes through a batch of 4 vectors (when `N` is 8), then single vectors, then one
+//! masked partial vector (on the narrower [`AesVec::Half`] type when that holds it), each
+//! next tweak vector derived with one more multiply. Short requests never broadcast the
+//! whole key schedule: the single-vector paths broadcast each round key as they use it. The last tweak is folded into the last round key
+//! (`AESENCLAST(x, k ^ t) = AESENCLAST(x, k) ^ t`), the first one into round key 0.
+//!
+//! A length that is not a multiple of 16 ends with ciphertext stealing over the last full
+//! block and the partial one, through [`AesVec::steal`].
+
+use super::vector::AesVec;
+use crate::xts_util::gf128_mul_x_ble;
+
+/// Processes `K` whole vectors at `p` with the tweak vectors `t`, interleaving the rounds
+/// so `K` independent VAES operations are in flight. Round 0 takes `block ^ tweak ^ k[0]`
+/// (one three-way XOR), the last round `k[R] ^ tweak`.
+#[inline(always)]
+unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
+    k: &[V; 15],
+    t: &[V; K],
+    p: *mut u8,
+) {
+    // SAFETY: `K * V::BYTES` bytes at `p` are valid (caller); target features per the
+    // module contract of `vector`.
+    unsafe {
+        let mut x = [V::zero(); K];
+        for j in 0..K {
+            x[j] = V::load(p.add(j * V::BYTES)).xor3(t[j], k[0]);
+        }
+        for r in 1..R {
+            let key = V::round_key(k, r);
+            for xj in x.iter_mut() {
+                *xj = if DEC { xj.aesdec(key) } else { xj.aesenc(key) };
+            }
+        }
+        for j in 0..K {
+            let last = k[R].xor(t[j]);
+            x[j] = if DEC {
+                x[j].aesdeclast(last)
+            } else {
+                x[j].aesenclast(last)
+            };
+            x[j].store(p.add(j * V::BYTES));
+        }
+    }
+}
+
+/// Processes one vector `x` (or one block in lane 0) with the tweaks `t`, broadcasting
+/// each round key from the schedule as it goes (no set-up cost for short requests).
+#[inline(always)]
+unsafe fn crypt1<V: AesVec, const R: usize, const DEC: bool>(
+    keys: &[[u8; 16]; 15],
+    x: V,
+    t: V,
+) -> V {
+    // SAFETY: target features per the module contract of `vector`.
+    unsafe {
+        let mut x = x.xor3(t, V::broadcast(&keys[0]));
+        for key in &keys[1..R] {
+            let key = V::broadcast(key);
+            x = if DEC { x.aesdec(key) } else { x.aesenc(key) };
+        }
+        let last = V::broadcast(&keys[R]).xor(t);
+        if DEC {
+            x.aesdeclast(last)
+        } else {
+            x.aesenclast(last)
+        }
+    }
+}
+
+/// Encrypts (`DEC = false`) or decrypts `len` bytes at `data` in place with the data-key
+/// schedule `keys` (encryption or `AESDEC` schedule to match `DEC`) of `R` rounds, starting
+/// from the (already encrypted) tweak `tweak`, with `N` (4 or 8) vectors in flight.
+///
+/// `len` a multiple of 16: whole blocks, and `tweak` becomes the tweak of the block after
+/// them (so a request can be continued). Otherwise `len` must be at least 17 and the last
+/// full block and the partial one are finished with ciphertext stealing (the end of the
+/// request: `tweak` is then advanced past both). Lengths 1..=15 are left untouched (the
+/// drivers refuse them before getting here).
+///
+/// # Safety
+/// `data` is valid for reads and writes of `len` bytes, and the CPU has `V`'s features
+/// (this function is only inlined into the matching `#[target_feature]` entry).
+#[inline(always)]
+pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const N: usize>(
+    keys: &[[u8; 16]; 15],
+    tweak: &mut [u8; 16],
+    data: *mut u8,
+    len: usize,
+) {
+    let tail = len % 16;
+    if len < 16 && tail != 0 {
+        return;
+    }
+    let lanes = V::LANES as u32;
+    // Blocks for the vector code: all of them, or all but the one that steals.
+    let mut blocks = len / 16 - usize::from(tail != 0);
+    // SAFETY: every pointer below stays within `data .. data + len` (the loop conditions
+    // count the blocks left); target features per this function's contract.
+    unsafe {
+        // The tweaks of the next vector of blocks.
+        let mut t0 = V::broadcast(tweak).mul_x_lane_index();
+        let mut p = data;
+
+        if blocks >= 4 * V::LANES {
+            // Round keys broadcast once for the batches (N is 4 or 8).
+            let mut k = [V::zero(); 15];
+            for (dst, src) in k.iter_mut().zip(keys.iter()).take(R + 1) {
+                *dst = V::broadcast(src);
+            }
+            if blocks >= N * V::LANES {
+                let mut t = [t0; N];
+                for j in 1..N {
+                    t[j] = t[j - 1].mul_x_pow(lanes);
+                }
+                while blocks >= N * V::LANES {
+                    batch::<V, R, DEC, N>(&k, &t, p);
+                    for tj in t.iter_mut() {
+                        *tj = tj.mul_x_pow(N as u32 * lanes);
+                    }
+                    p = p.add(N * V::BYTES);
+                    blocks -= N * V::LANES;
+                }
+                t0 = t[0];
+            }
+            if N > 4 && blocks >= 4 * V::LANES {
+                let t1 = t0.mul_x_pow(lanes);
+                let t2 = t1.mul_x_pow(lanes);
+                let t3 = t2.mul_x_pow(lanes);
+                batch::<V, R, DEC, 4>(&k, &[t0, t1, t2, t3], p);
+                t0 = t3.mul_x_pow(lanes);
+                p = p.add(4 * V::BYTES);
+                blocks -= 4 * V::LANES;
+            }
+        }
+        while blocks >= V::LANES {
+            crypt1::<V, R, DEC>(keys, V::load(p), t0).store(p);
+            t0 = t0.mul_x_pow(lanes);
+            p = p.add(V::BYTES);
+            blocks -= V::LANES;
+        }
+        // Fewer than LANES blocks left: one (narrower, where that suffices) masked vector.
+        if blocks > 0 {
+            let n = 16 * blocks;
+            if n <= <V::Half as AesVec>::BYTES {
+                crypt_n::<V::Half, R, DEC>(keys, p, n, t0.low_half());
+            } else {
+                crypt_n::<V, R, DEC>(keys, p, n, t0);
+            }
+            p = p.add(n);
+        }
+        // The tweak of the block after them is lane `blocks` of t0.
+        let next = t0.lane(blocks);
+
+        if tail == 0 {
+            *tweak = next;
+            return;
+        }
+
+        // Ciphertext stealing: the last full block at `p`, `tail` bytes after it, done on
+        // the narrower vector type (lane 0 only).
+        xts_steal::<V::Half, R, DEC>(keys, &next, p, tail);
+        let mut after = next;
+        gf128_mul_x_ble(&mut after);
+        gf128_mul_x_ble(&mut after);
+        *tweak = after;
+    }
+}
+
+/// Processes `n <= W::BYTES` bytes (whole blocks) at `p` with the tweaks `t`.
+#[inline(always)]
+unsafe fn crypt_n<W: AesVec, const R: usize, const DEC: bool>(
+    keys: &[[u8; 16]; 15],
+    p: *mut u8,
+    n: usize,
+    t: W,
+) {
+    // SAFETY: `n` bytes at `p` are valid (caller); target features per the module
+    // contract of `vector`.
+    unsafe {
+        if n == W::BYTES {
+            crypt1::<W, R, DEC>(keys, W::load(p), t).store(p);
+        } else {
+            crypt1::<W, R, DEC>(keys, W::load_partial(p, n), t).store_partial(p, n);
+        }
+    }
+}
+
+/// Ciphertext stealing over the last full block at `p` and the `tail` (1..=15) bytes after
+/// it; `next` is the tweak of that full block.
+#[inline(always)]
+unsafe fn xts_steal<W: AesVec, const R: usize, const DEC: bool>(
+    keys: &[[u8; 16]; 15],
+    next: &[u8; 16],
+    p: *mut u8,
+    tail: usize,
+) {
+    // SAFETY: `16 + tail` bytes at `p` are valid (caller); target features per the module
+    // contract of `vector`.
+    unsafe {
+        let t_this = W::broadcast(next);
+        let t_after = t_this.mul_x_pow(1);
+        // Encryption processes the full block with its own tweak first and the padded
+        // partial block with the following one; decryption the other way round.
+        let (ta, tb) = if DEC {
+            (t_after, t_this)
+        } else {
+            (t_this, t_after)
+        };
+        let cc = crypt1::<W, R, DEC>(keys, W::load_block(p), ta);
+        let pp = W::steal(cc, p, tail);
+        crypt1::<W, R, DEC>(keys, pp, tb).store_block(p);
+    }
+}

@@ -1,0 +1,254 @@
+"""Runs the AVX-512 (and, for good measure, the AVX2) VAES kernels of cryptoreg under the
+Bochs emulator and compares every output byte with the native reference (XTS / CTR over
+aes-generic, exported from the same library and run natively).
+
+    python test_vaes.py path/to/libcryptoreg_emu.so [--model tigerlake] [--seed N]
+        [--drivers avx2,avx10_256,avx10_512]
+
+Cases: drivers avx10_256 and avx10_512 (and avx2), XTS encrypt and decrypt, CTR, AES-128,
+-192 and -256, lengths 16, 17, 31, ..., 4111 plus random ones, at varying misalignments;
+64 guard bytes before and after each buffer must come back untouched. Also: XTS split
+into two entry calls (the chaining state), CTR counters that wrap (all 16 bytes, and the
+low 64 bits), buffers that end right before an unmapped page (masked loads and stores
+must not touch it), and a self-check that a corrupted byte is noticed.
+
+Prints one line per failure and ends with `N passed, M failed`; exits 1 on any failure.
+"""
+import argparse
+import ctypes
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostmap import GuestError, HostMappedGuest  # noqa: E402
+
+LENGTHS = [16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
+           513, 1000, 4095, 4096, 4111]
+DRIVERS = {"avx2": 0, "avx10_256": 1, "avx10_512": 2}
+GUARD = 64
+MAX_LEN = 8192
+GUARD_BYTE = 0xA5
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("library")
+    ap.add_argument("--model", default="tigerlake")
+    ap.add_argument("--seed", type=int, default=0x5EED)
+    ap.add_argument("--random-lengths", type=int, default=4)
+    ap.add_argument("--drivers", default=",".join(DRIVERS),
+                    help="comma-separated subset of: " + ", ".join(DRIVERS))
+    opts = ap.parse_args()
+
+    path = os.path.realpath(opts.library)
+    lib = ctypes.CDLL(path)
+    emu = HostMappedGuest(opts.model)
+    emu.map_library(path)
+
+    def addr(name):
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+
+    fn_xts, fn_xts_split, fn_ctr = (addr("cryptoreg_emu_xts"), addr("cryptoreg_emu_xts_split"),
+                                    addr("cryptoreg_emu_ctr"))
+    vp, sz = ctypes.c_void_p, ctypes.c_size_t
+    lib.cryptoreg_emu_expand.argtypes = [vp, sz, vp, vp]
+    lib.cryptoreg_emu_expand.restype = ctypes.c_int32
+    lib.cryptoreg_emu_ref_xts.argtypes = [ctypes.c_uint32, vp, sz, vp, vp, sz]
+    lib.cryptoreg_emu_ref_xts.restype = ctypes.c_int32
+    lib.cryptoreg_emu_ref_ctr.argtypes = [vp, sz, vp, vp, sz, vp]
+    lib.cryptoreg_emu_ref_ctr.restype = ctypes.c_int32
+
+    # Guest-visible buffers (host memory mapped at the same addresses).
+    rk_data, rk_tweak, rk_dec = emu.alloc(256), emu.alloc(256), emu.alloc(256)
+    iv_buf, ctr_out = emu.alloc(16), emu.alloc(16)
+    work = emu.alloc(MAX_LEN + 2 * GUARD + 64)
+    fenced = emu.alloc(MAX_LEN, fence_after=True)  # ends right before an unmapped page
+    fenced_end = fenced + ((MAX_LEN + 0xFFF) & ~0xFFF)
+    emu.commit()
+
+    # Native-only buffers for the reference.
+    key_buf = ctypes.create_string_buffer(64)
+    ref = ctypes.create_string_buffer(MAX_LEN + 64)
+    ref_ctr = ctypes.create_string_buffer(16)
+    enc_tmp = ctypes.create_string_buffer(256)
+    dec_tmp = ctypes.create_string_buffer(256)
+
+    rng = random.Random(opts.seed)
+    lengths = LENGTHS + sorted(rng.randrange(16, MAX_LEN) for _ in range(opts.random_lengths))
+    passed = failed = 0
+    failures = []
+    per_driver = {}
+
+    def expand(key):
+        ctypes.memmove(key_buf, key, len(key))
+        rounds = lib.cryptoreg_emu_expand(key_buf, len(key), enc_tmp, dec_tmp)
+        if rounds < 0:
+            raise RuntimeError(f"key expansion refused a {len(key)}-byte key")
+        return rounds, enc_tmp.raw[:240], dec_tmp.raw[:240]
+
+    def put(address, data):
+        ctypes.memmove(address, data, len(data))
+
+    def run_case(label, expected, call, data, where=None, quiet=False):
+        """Places `data` (with guards) in guest memory, runs `call(ptr)`, compares the
+        buffer and the guards with `expected`. Returns True when equal."""
+        nonlocal passed, failed
+        n = len(data)
+        if where is None:
+            ptr = work + GUARD + rng.randrange(16)  # misaligned on purpose
+            before = bytes([GUARD_BYTE]) * GUARD
+            put(ptr - GUARD, before)
+            put(ptr + n, before)
+        else:
+            ptr = where - n  # the buffer's last byte is the last mapped byte
+            before = b""
+        put(ptr, data)
+        try:
+            call(ptr)
+            got = ctypes.string_at(ptr, n)
+            ok = got == expected
+            why = "" if ok else first_difference(got, expected)
+            if ok and where is None:
+                if ctypes.string_at(ptr - GUARD, GUARD) != before:
+                    ok, why = False, "guard bytes before the buffer changed"
+                elif ctypes.string_at(ptr + n, GUARD) != before:
+                    ok, why = False, "guard bytes after the buffer changed"
+        except GuestError as e:
+            ok, why = False, str(e)
+        driver = label.split()[0]
+        per_driver[driver] = per_driver.get(driver, 0) + 1
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            failures.append(f"FAIL {label}: {why}")
+            if not quiet:
+                print(failures[-1], flush=True)
+        return ok
+
+    def xts_key(klen):
+        while True:
+            key = rng.randbytes(klen)
+            if key[: klen // 2] != key[klen // 2:]:
+                return key
+
+    started = time.perf_counter()
+    drivers = [(name, DRIVERS[name]) for name in opts.drivers.split(",")]
+
+    # XTS: every driver, both directions, three key sizes, every length.
+    for name, num in drivers:
+        for klen in (32, 48, 64):
+            key = xts_key(klen)
+            rounds, enc1, dec1 = expand(key[: klen // 2])
+            _, enc2, _ = expand(key[klen // 2:])
+            put(rk_tweak, enc2)
+            for decrypt in (0, 1):
+                put(rk_data, dec1 if decrypt else enc1)
+                for n in lengths:
+                    iv, data = rng.randbytes(16), rng.randbytes(n)
+                    put(iv_buf, iv)
+                    ctypes.memmove(ref, data, n)
+                    assert lib.cryptoreg_emu_ref_xts(decrypt, key, klen, iv, ref, n) == 0
+                    want = ref.raw[:n]
+                    label = f"xts-aes-vaes-{name} {'dec' if decrypt else 'enc'} klen={klen} len={n}"
+                    run_case(label, want, lambda p: emu.call(
+                        fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p, n), data)
+                    # The same request as two entry calls, the tweak carried over.
+                    if n >= 32:
+                        first = 16 * rng.randrange(1, n // 16)
+                        if n % 16 and first == 16 * (n // 16):
+                            first -= 16
+                        run_case(label + f" split@{first}", want, lambda p: emu.call(
+                            fn_xts_split, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p,
+                            n, first), data)
+                # Right before an unmapped page: masked accesses must not touch it.
+                for n in (17, 31, 4095, 4111):
+                    iv, data = rng.randbytes(16), rng.randbytes(n)
+                    put(iv_buf, iv)
+                    ctypes.memmove(ref, data, n)
+                    lib.cryptoreg_emu_ref_xts(decrypt, key, klen, iv, ref, n)
+                    run_case(f"xts-aes-vaes-{name} {'dec' if decrypt else 'enc'} klen={klen} "
+                             f"len={n} at end of mapping", ref.raw[:n], lambda p: emu.call(
+                                 fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p, n),
+                             data, where=fenced_end)
+
+    # CTR: every driver, three key sizes, every length (encryption = decryption), plus
+    # counters that wrap, and the counter state left behind.
+    special_ivs = [bytes([0xFF] * 16), bytes(8) + bytes([0xFF] * 7) + b"\xfa",
+                   bytes([0xFF] * 15) + b"\xf0"]
+    for name, num in drivers:
+        for klen in (16, 24, 32):
+            key = rng.randbytes(klen)
+            rounds, enc1, _ = expand(key)
+            put(rk_data, enc1)
+            cases = [(n, rng.randbytes(16)) for n in lengths + [1, 15]]
+            cases += [(n, iv) for iv in special_ivs for n in (16, 100, 257, 1040)]
+            for direction in ("enc", "dec"):
+                for n, iv in cases:
+                    data = rng.randbytes(n)
+                    put(iv_buf, iv)
+                    ctypes.memmove(ref, data, n)
+                    assert lib.cryptoreg_emu_ref_ctr(key, klen, iv, ref, n, ref_ctr) == 0
+                    want, want_ctr = ref.raw[:n], ref_ctr.raw[:16]
+                    label = f"ctr-aes-vaes-{name} {direction} klen={klen} len={n} iv={iv.hex()}"
+                    if run_case(label, want, lambda p: emu.call(
+                            fn_ctr, num, rk_data, rounds, iv_buf, p, n, ctr_out), data):
+                        got_ctr = ctypes.string_at(ctr_out, 16)
+                        if got_ctr != want_ctr:
+                            passed -= 1
+                            failed += 1
+                            failures.append(f"FAIL {label}: counter state {got_ctr.hex()} "
+                                            f"!= {want_ctr.hex()}")
+                            print(failures[-1], flush=True)
+            for n in (1, 15, 63, 4095):
+                data = rng.randbytes(n)
+                iv = rng.randbytes(16)
+                put(iv_buf, iv)
+                ctypes.memmove(ref, data, n)
+                lib.cryptoreg_emu_ref_ctr(key, klen, iv, ref, n, ref_ctr)
+                run_case(f"ctr-aes-vaes-{name} klen={klen} len={n} at end of mapping",
+                         ref.raw[:n], lambda p: emu.call(
+                             fn_ctr, num, rk_data, rounds, iv_buf, p, n, ctr_out),
+                         data, where=fenced_end)
+
+    # Self-check of the comparison: a wrong expectation must be reported as a failure.
+    compared = passed + failed
+    saved = (passed, failed, list(failures))
+    key = rng.randbytes(16)
+    rounds, enc1, _ = expand(key)
+    put(rk_data, enc1)
+    put(iv_buf, bytes(16))
+    data = bytes(100)
+    ctypes.memmove(ref, data, 100)
+    lib.cryptoreg_emu_ref_ctr(key, 16, bytes(16), ref, 100, ref_ctr)
+    wrong = bytearray(ref.raw[:100])
+    wrong[50] ^= 1
+    noticed = not run_case("self-check", bytes(wrong), lambda p: emu.call(
+        fn_ctr, drivers[0][1], rk_data, rounds, iv_buf, p, 100, ctr_out), data,
+        quiet=True)
+    passed, failed, failures = saved
+    per_driver.pop("self-check", None)
+    if not noticed:
+        failed += 1
+        print("FAIL self-check: a corrupted expectation was not noticed")
+
+    elapsed = time.perf_counter() - started
+    print(f"emu: model {opts.model}, {compared} cases compared "
+          f"({', '.join(n for n, _ in drivers)}), {elapsed:.1f} s ({emu.seconds:.1f} s in the emulator)")
+    for driver in sorted(per_driver):
+        print(f"emu:   {driver}: {per_driver[driver]} cases")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+def first_difference(got, want):
+    for i, (a, b) in enumerate(zip(got, want)):
+        if a != b:
+            return f"first difference at byte {i}: got {a:#04x}, want {b:#04x}"
+    return f"lengths differ: {len(got)} vs {len(want)}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

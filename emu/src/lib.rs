@@ -1,0 +1,279 @@
+//! # cryptoreg-emu
+//!
+//! A `cdylib` that exports the VAES XTS and CTR kernels of `cryptoreg-algos` with a C ABI,
+//! so that `emu/harness/test_vaes.py` (run by `cargo xtask emu`) can execute the AVX-512
+//! ones inside the Bochs CPU emulator on a machine without AVX-512, and compare them byte
+//! for byte with native references exported from the same library.
+//!
+//! Two kinds of export:
+//!
+//! * **Emulated** (`cryptoreg_emu_xts`, `cryptoreg_emu_ctr`): pointers, lengths and
+//!   already expanded round keys in, bytes out. They allocate nothing, cannot panic and make
+//!   no system call, because under the emulator only this library's pages, the caller's
+//!   buffers and a stack are mapped.
+//! * **Native** (`cryptoreg_emu_expand`, `cryptoreg_emu_ref_xts`, `cryptoreg_emu_ref_ctr`):
+//!   the key schedule, and XTS / CTR written plainly over `aes-generic` (bitsliced,
+//!   portable): an implementation that shares nothing with the kernels under test except
+//!   the `gf128_mul_x_ble` doubling.
+//!
+//! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512`.
+
+use cryptoreg_algos::aes::AesGeneric;
+use cryptoreg_algos::vaes::raw::{self, RoundKeyBytes};
+use cryptoreg_algos::xts_util::gf128_mul_x_ble;
+use cryptoreg_registry::BlockCipherImpl;
+
+/// Bytes of a round-key schedule as passed across the C ABI (15 round keys).
+pub const ROUND_KEY_BYTES: usize = 240;
+
+/// Expands a 16/24/32-byte AES key into encryption and `AESDEC` schedules of 240 bytes
+/// each; returns the number of rounds, or -1 for a bad key length. Native only.
+///
+/// # Safety
+/// `key` is readable for `key_len` bytes; `enc` and `dec` are writable for 240 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_expand(
+    key: *const u8,
+    key_len: usize,
+    enc: *mut u8,
+    dec: *mut u8,
+) -> i32 {
+    // SAFETY: per this function's contract.
+    let key = unsafe { core::slice::from_raw_parts(key, key_len) };
+    match raw::expand(key) {
+        Ok((e, d, rounds)) => {
+            // SAFETY: `enc` and `dec` are writable for 240 bytes, the size of each schedule.
+            unsafe {
+                enc.cast::<RoundKeyBytes>().write_unaligned(e);
+                dec.cast::<RoundKeyBytes>().write_unaligned(d);
+            }
+            rounds as i32
+        }
+        Err(_) => -1,
+    }
+}
+
+/// XTS with the kernel of driver `driver`, in place over `len` bytes: the tweak is `iv`
+/// encrypted under `rk_tweak` (AES-NI), then the whole request (ciphertext stealing
+/// included) goes through one entry call. `rk_data` is the data key's encryption
+/// schedule for `decrypt == 0`, its `AESDEC` schedule otherwise. Runs under emulation:
+/// no allocation, no panic, no call outside this library. An unknown driver number does
+/// nothing (the harness would see the mismatch).
+///
+/// # Safety
+/// `rk_data`, `rk_tweak` are readable for 240 bytes, `iv` for 16, `data` readable and
+/// writable for `len` bytes; the CPU (or emulator) has the driver's features.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_xts(
+    driver: u32,
+    decrypt: u32,
+    rk_data: *const u8,
+    rk_tweak: *const u8,
+    rounds: usize,
+    iv: *const u8,
+    data: *mut u8,
+    len: usize,
+) {
+    // SAFETY: per this function's contract: 240 readable bytes behind each schedule
+    // pointer (alignment 1, as for byte arrays), 16 behind `iv`, `len` behind `data`; the
+    // features are the caller's promise.
+    unsafe {
+        let data_keys = &*rk_data.cast::<RoundKeyBytes>();
+        let tweak_keys = &*rk_tweak.cast::<RoundKeyBytes>();
+        let mut tweak = iv.cast::<[u8; 16]>().read_unaligned();
+        raw::encrypt_block_aesni(tweak_keys, rounds, &mut tweak);
+        let f = match (driver, decrypt != 0) {
+            (0, false) => raw::xts_enc_vaes_avx2,
+            (0, true) => raw::xts_dec_vaes_avx2,
+            (1, false) => raw::xts_enc_vaes_avx10_256,
+            (1, true) => raw::xts_dec_vaes_avx10_256,
+            (2, false) => raw::xts_enc_vaes_avx10_512,
+            (2, true) => raw::xts_dec_vaes_avx10_512,
+            _ => return,
+        };
+        f(data_keys, rounds, &mut tweak, data, len);
+    }
+}
+
+/// XTS split into two entry calls (`first` bytes, a multiple of 16, then the rest), the
+/// tweak carried between them as the registry's chaining state: checks that the state an
+/// entry leaves behind continues the request. Same contract as [`cryptoreg_emu_xts`].
+///
+/// # Safety
+/// As [`cryptoreg_emu_xts`], and `first <= len`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_xts_split(
+    driver: u32,
+    decrypt: u32,
+    rk_data: *const u8,
+    rk_tweak: *const u8,
+    rounds: usize,
+    iv: *const u8,
+    data: *mut u8,
+    len: usize,
+    first: usize,
+) {
+    // SAFETY: as in `cryptoreg_emu_xts`; `first <= len` keeps both pieces in bounds.
+    unsafe {
+        let data_keys = &*rk_data.cast::<RoundKeyBytes>();
+        let tweak_keys = &*rk_tweak.cast::<RoundKeyBytes>();
+        let mut tweak = iv.cast::<[u8; 16]>().read_unaligned();
+        raw::encrypt_block_aesni(tweak_keys, rounds, &mut tweak);
+        let f = match (driver, decrypt != 0) {
+            (0, false) => raw::xts_enc_vaes_avx2,
+            (0, true) => raw::xts_dec_vaes_avx2,
+            (1, false) => raw::xts_enc_vaes_avx10_256,
+            (1, true) => raw::xts_dec_vaes_avx10_256,
+            (2, false) => raw::xts_enc_vaes_avx10_512,
+            (2, true) => raw::xts_dec_vaes_avx10_512,
+            _ => return,
+        };
+        f(data_keys, rounds, &mut tweak, data, first);
+        f(data_keys, rounds, &mut tweak, data.add(first), len - first);
+    }
+}
+
+/// CTR with the kernel of driver `driver`, in place over `len` bytes from the big-endian
+/// counter block `iv`; the advanced counter is written to `ctr_out`. `rk` is the
+/// encryption schedule. Runs under emulation (see [`cryptoreg_emu_xts`]).
+///
+/// # Safety
+/// `rk` readable for 240 bytes, `iv` for 16, `ctr_out` writable for 16, `data` readable
+/// and writable for `len`; the CPU (or emulator) has the driver's features.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ctr(
+    driver: u32,
+    rk: *const u8,
+    rounds: usize,
+    iv: *const u8,
+    data: *mut u8,
+    len: usize,
+    ctr_out: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let keys = &*rk.cast::<RoundKeyBytes>();
+        let mut ctr = iv.cast::<[u8; 16]>().read_unaligned();
+        let f = match driver {
+            0 => raw::ctr_vaes_avx2,
+            1 => raw::ctr_vaes_avx10_256,
+            2 => raw::ctr_vaes_avx10_512,
+            _ => return,
+        };
+        f(keys, rounds, &mut ctr, data, len);
+        ctr_out.cast::<[u8; 16]>().write_unaligned(ctr);
+    }
+}
+
+fn generic(key: &[u8]) -> Option<AesGeneric> {
+    let mut c = AesGeneric::new();
+    c.set_key(key).ok()?;
+    Some(c)
+}
+
+/// Reference XTS (IEEE 1619-2007) over `aes-generic`, block by block with ciphertext
+/// stealing, in place. Returns 0, or -1 for a bad key or a length under 16. Native only.
+///
+/// # Safety
+/// `key` readable for `key_len` bytes, `iv` for 16, `data` readable and writable for `len`.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_xts(
+    decrypt: u32,
+    key: *const u8,
+    key_len: usize,
+    iv: *const u8,
+    data: *mut u8,
+    len: usize,
+) -> i32 {
+    // SAFETY: per this function's contract.
+    let (key, iv, data) = unsafe {
+        (
+            core::slice::from_raw_parts(key, key_len),
+            iv.cast::<[u8; 16]>().read_unaligned(),
+            core::slice::from_raw_parts_mut(data, len),
+        )
+    };
+    if len < 16 || !key_len.is_multiple_of(2) {
+        return -1;
+    }
+    let (k1, k2) = key.split_at(key_len / 2);
+    let (Some(c1), Some(c2)) = (generic(k1), generic(k2)) else {
+        return -1;
+    };
+    let mut t = iv;
+    c2.encrypt_blocks(&mut t);
+    let crypt = |block: &mut [u8], t: &[u8; 16]| {
+        block.iter_mut().zip(t).for_each(|(b, x)| *b ^= x);
+        if decrypt != 0 {
+            c1.decrypt_blocks(block);
+        } else {
+            c1.encrypt_blocks(block);
+        }
+        block.iter_mut().zip(t).for_each(|(b, x)| *b ^= x);
+    };
+    let r = len % 16;
+    let full = len / 16 - usize::from(r != 0);
+    for block in data[..16 * full].chunks_exact_mut(16) {
+        crypt(block, &t);
+        gf128_mul_x_ble(&mut t);
+    }
+    if r != 0 {
+        let mut next = t;
+        gf128_mul_x_ble(&mut next);
+        let (first, second) = if decrypt != 0 { (next, t) } else { (t, next) };
+        let (last, partial) = data[16 * full..].split_at_mut(16);
+        let mut cc = [0u8; 16];
+        cc.copy_from_slice(last);
+        crypt(&mut cc, &first);
+        let mut pp = cc;
+        pp[..r].copy_from_slice(partial);
+        partial.copy_from_slice(&cc[..r]);
+        crypt(&mut pp, &second);
+        last.copy_from_slice(&pp);
+    }
+    0
+}
+
+/// Reference CTR over `aes-generic` (128-bit big-endian counter), in place; writes the
+/// advanced counter to `ctr_out`. Returns 0, or -1 for a bad key. Native only.
+///
+/// # Safety
+/// `key` readable for `key_len` bytes, `iv` for 16, `ctr_out` writable for 16, `data`
+/// readable and writable for `len`.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_ctr(
+    key: *const u8,
+    key_len: usize,
+    iv: *const u8,
+    data: *mut u8,
+    len: usize,
+    ctr_out: *mut u8,
+) -> i32 {
+    // SAFETY: per this function's contract.
+    let (key, iv, data) = unsafe {
+        (
+            core::slice::from_raw_parts(key, key_len),
+            iv.cast::<[u8; 16]>().read_unaligned(),
+            core::slice::from_raw_parts_mut(data, len),
+        )
+    };
+    let Some(c) = generic(key) else {
+        return -1;
+    };
+    let mut ctr = u128::from_be_bytes(iv);
+    for chunk in data.chunks_mut(16) {
+        let mut ks = ctr.to_be_bytes();
+        c.encrypt_blocks(&mut ks);
+        chunk.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
+        ctr = ctr.wrapping_add(1);
+    }
+    // SAFETY: `ctr_out` is writable for 16 bytes.
+    unsafe {
+        ctr_out
+            .cast::<[u8; 16]>()
+            .write_unaligned(ctr.to_be_bytes())
+    };
+    0
+}

@@ -1,0 +1,364 @@
+//! `cargo xtask asm`: inspects the machine code of the VAES entry functions.
+//!
+//! Builds the `cryptoreg-emu` cdylib in release mode (it links every entry function of
+//! `cryptoreg_algos::vaes::entry`, each `#[inline(never)]`), disassembles it with
+//! `objdump -d` (binutils) and checks, per entry:
+//!
+//! * `*_vaes_avx2`: VAES on ymm registers, no zmm, and not one EVEX-encoded instruction
+//!   (first opcode byte 0x62) nor AVX-512 state (mask registers, xmm/ymm16-31), so it runs
+//!   on a CPU without AVX-512;
+//! * `*_vaes_avx10_256`: VAES on ymm, no zmm, AVX-512 mask registers in use;
+//! * `*_vaes_avx10_512`: VAES on zmm;
+//! * XTS entries: `vpclmulqdq` at the entry's vector width (the tweak advance);
+//! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
+//!   nothing can lose the entry's target features);
+//! * every `ret` is preceded by `vzeroupper`, with no branch landing in between.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// The entry functions, as demangled by objdump.
+const PREFIX: &str = "cryptoreg_algos::vaes::entry::";
+
+/// Register width an entry must use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Avx2,
+    Avx10_256,
+    Avx10_512,
+}
+
+/// `(function name, kind, is XTS, decrypts)`.
+const ENTRIES: &[(&str, Kind, bool, bool)] = &[
+    ("xts_enc_vaes_avx2", Kind::Avx2, true, false),
+    ("xts_dec_vaes_avx2", Kind::Avx2, true, true),
+    ("ctr_vaes_avx2", Kind::Avx2, false, false),
+    ("xts_enc_vaes_avx10_256", Kind::Avx10_256, true, false),
+    ("xts_dec_vaes_avx10_256", Kind::Avx10_256, true, true),
+    ("ctr_vaes_avx10_256", Kind::Avx10_256, false, false),
+    ("xts_enc_vaes_avx10_512", Kind::Avx10_512, true, false),
+    ("xts_dec_vaes_avx10_512", Kind::Avx10_512, true, true),
+    ("ctr_vaes_avx10_512", Kind::Avx10_512, false, false),
+];
+
+/// One disassembled instruction.
+#[derive(Debug, Clone)]
+struct Insn {
+    addr: u64,
+    mnemonic: String,
+    operands: String,
+    /// EVEX-encoded (AVX-512 encoding, also used for AVX-512VL ymm/xmm forms).
+    evex: bool,
+}
+
+/// Whether an instruction's bytes start (after legacy prefixes) with the EVEX escape 0x62,
+/// which in 64-bit mode is nothing else.
+fn is_evex(bytes: &str) -> bool {
+    const LEGACY: [&str; 11] = [
+        "66", "67", "f2", "f3", "f0", "2e", "3e", "26", "36", "64", "65",
+    ];
+    bytes
+        .split_whitespace()
+        .find(|b| !LEGACY.contains(b))
+        .is_some_and(|b| b == "62")
+}
+
+/// Splits `objdump -d -C` output (with raw bytes) into functions.
+fn parse_functions(text: &str) -> BTreeMap<String, Vec<Insn>> {
+    let mut funcs = BTreeMap::new();
+    let mut current: Option<(String, Vec<Insn>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_end();
+        if let Some(name) = trimmed
+            .strip_suffix(">:")
+            .and_then(|l| l.split_once(" <"))
+            .map(|(_, n)| n)
+        {
+            if let Some((n, body)) = current.take() {
+                funcs.insert(n, body);
+            }
+            current = Some((name.to_string(), Vec::new()));
+            continue;
+        }
+        let Some((_, body)) = current.as_mut() else {
+            continue;
+        };
+        // "   1fdb0:\tc5 f9 ef c0   \tvpxor  %xmm0,%xmm0,%xmm0"; long instructions continue
+        // on lines with bytes only, which carry no instruction and are skipped.
+        let Some((addr, rest)) = trimmed.trim_start().split_once(":\t") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let Some((bytes, insn)) = rest.split_once('\t') else {
+            continue;
+        };
+        let evex = is_evex(bytes);
+        let insn = insn.trim();
+        let (mnemonic, operands) = insn.split_once(char::is_whitespace).unwrap_or((insn, ""));
+        body.push(Insn {
+            addr,
+            mnemonic: mnemonic.to_string(),
+            operands: operands.trim().to_string(),
+            evex,
+        });
+    }
+    if let Some((n, body)) = current {
+        funcs.insert(n, body);
+    }
+    funcs
+}
+
+/// Whether the operands name a register `%{prefix}N` with N in `range`.
+fn uses_reg(operands: &str, prefix: &str, range: std::ops::RangeInclusive<u32>) -> bool {
+    let pat = format!("%{prefix}");
+    operands.match_indices(&pat).any(|(i, _)| {
+        let digits: String = operands[i + pat.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse::<u32>().is_ok_and(|n| range.contains(&n))
+    })
+}
+
+/// The address a direct branch goes to (`jne 2a3f0 <...>`).
+fn branch_target(insn: &Insn) -> Option<u64> {
+    if !insn.mnemonic.starts_with('j') {
+        return None;
+    }
+    let first = insn.operands.split_whitespace().next()?;
+    u64::from_str_radix(first, 16).ok()
+}
+
+/// Checks one entry; returns a one-line description or the list of problems.
+fn check_entry(
+    name: &str,
+    kind: Kind,
+    xts: bool,
+    dec: bool,
+    body: &[Insn],
+) -> Result<String, Vec<String>> {
+    let mut problems = Vec::new();
+    let count = |pred: &dyn Fn(&Insn) -> bool| body.iter().filter(|i| pred(i)).count();
+    let any_zmm = count(&|i| i.operands.contains("%zmm"));
+    let any_ymm = count(&|i| i.operands.contains("%ymm"));
+    let mask_regs = count(&|i| uses_reg(&i.operands, "k", 1..=7));
+    let high_ymm =
+        count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
+    let evex = count(&|i| i.evex);
+    let aes_op = if dec { "vaesdec" } else { "vaesenc" };
+    let width_reg = match kind {
+        Kind::Avx2 | Kind::Avx10_256 => "%ymm",
+        Kind::Avx10_512 => "%zmm",
+    };
+    let vaes = count(&|i| i.mnemonic.starts_with(aes_op) && i.operands.contains(width_reg));
+    let clmul = count(&|i| i.mnemonic.starts_with("vpclmul") && i.operands.contains(width_reg));
+    let calls = count(&|i| i.mnemonic.starts_with("call"));
+
+    if vaes == 0 {
+        problems.push(format!("no {aes_op} on {width_reg} registers"));
+    }
+    if xts && clmul == 0 {
+        problems.push(format!(
+            "no vpclmulqdq on {width_reg} registers (tweak advance)"
+        ));
+    }
+    match kind {
+        Kind::Avx2 => {
+            if any_zmm > 0 {
+                problems.push(format!("{any_zmm} instructions use zmm registers"));
+            }
+            if mask_regs > 0 || high_ymm > 0 || evex > 0 {
+                problems.push(format!(
+                    "AVX-512 in an AVX2 driver: {evex} EVEX instructions, {mask_regs} mask-register and {high_ymm} xmm/ymm16-31 uses"
+                ));
+            }
+        }
+        Kind::Avx10_256 => {
+            if any_zmm > 0 {
+                problems.push(format!("{any_zmm} instructions use zmm registers"));
+            }
+            if mask_regs == 0 || evex == 0 {
+                problems.push("no AVX-512 mask register / EVEX code (partial blocks)".to_string());
+            }
+        }
+        Kind::Avx10_512 => {
+            if any_zmm == 0 {
+                problems.push("no zmm register in use".to_string());
+            }
+        }
+    }
+    if calls > 0 {
+        problems.push(format!(
+            "{calls} call instruction(s): the core is not fully inlined"
+        ));
+    }
+
+    // vzeroupper before every ret, with no branch landing between the two.
+    let targets: Vec<u64> = body.iter().filter_map(branch_target).collect();
+    let rets: Vec<usize> = (0..body.len())
+        .filter(|&i| body[i].mnemonic.starts_with("ret"))
+        .collect();
+    if rets.is_empty() {
+        problems.push("no ret found".to_string());
+    }
+    for &r in &rets {
+        let mut j = r;
+        let mut found = None;
+        while j > 0 {
+            j -= 1;
+            let insn = &body[j];
+            if insn.mnemonic == "vzeroupper" {
+                found = Some(insn.addr);
+                break;
+            }
+            let vector = ["%xmm", "%ymm", "%zmm", "%k"]
+                .iter()
+                .any(|r| insn.operands.contains(r));
+            if vector || insn.mnemonic.starts_with('j') || insn.mnemonic.starts_with("ret") {
+                break;
+            }
+        }
+        match found {
+            None => problems.push(format!(
+                "ret at {:#x} is not preceded by vzeroupper",
+                body[r].addr
+            )),
+            Some(vz) => {
+                let ret_addr = body[r].addr;
+                if let Some(t) = targets.iter().find(|&&t| t > vz && t <= ret_addr) {
+                    problems.push(format!(
+                        "a branch to {t:#x} skips the vzeroupper at {vz:#x} before the ret at {ret_addr:#x}"
+                    ));
+                }
+            }
+        }
+    }
+
+    if problems.is_empty() {
+        Ok(format!(
+            "{name}: {} insns, {vaes} {aes_op} on {width_reg}, {clmul} vpclmulqdq, {any_ymm} ymm / {any_zmm} zmm / {mask_regs} mask uses, {evex} EVEX, {} ret(s) each after vzeroupper, no call",
+            body.len(),
+            rets.len()
+        ))
+    } else {
+        Err(problems)
+    }
+}
+
+/// Runs the check; `Ok` carries the summary line.
+pub fn run(root: &Path) -> Result<String, String> {
+    let lib = crate::emu::build_cdylib(root)?;
+    let out = Command::new("objdump")
+        .args(["-d", "-C", "--insn-width=15"])
+        .arg(&lib)
+        .output()
+        .map_err(|e| format!("cannot run objdump (install binutils): {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "objdump -d {} failed: {}",
+            lib.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let funcs = parse_functions(&String::from_utf8_lossy(&out.stdout));
+    let mut failures = Vec::new();
+    for &(name, kind, xts, dec) in ENTRIES {
+        let full = format!("{PREFIX}{name}");
+        let Some(body) = funcs.get(&full) else {
+            failures.push(format!("{name}: not found in {}", lib.display()));
+            continue;
+        };
+        match check_entry(name, kind, xts, dec, body) {
+            Ok(line) => println!("asm: ok   {line}"),
+            Err(problems) => {
+                for p in problems {
+                    println!("asm: FAIL {name}: {p}");
+                    failures.push(format!("{name}: {p}"));
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(format!(
+            "asm: {} entry functions checked (ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call)",
+            ENTRIES.len()
+        ))
+    } else {
+        Err(format!(
+            "machine-code check failed: {}",
+            failures.join("; ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+0000000000001000 <cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512>:
+    1000:\tc5 f9 ef c0 \tvpxor  %xmm0,%xmm0,%xmm0
+    1004:\t62 f2 6d 48 dc d1 \tvaesenc %zmm1,%zmm2,%zmm2
+    100a:\t62 f3 5d 48 44 eb 01 \tvpclmulqdq $0x1,%zmm3,%zmm4,%zmm5
+    1010:\t75 f2 \tjne    1004 <cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512+0x4>
+    1012:\tc5 f8 77 \tvzeroupper
+    1015:\t5b \tpop    %rbx
+    1016:\tc3 \tret
+
+0000000000002000 <other>:
+    2000:\tc3 \tret
+";
+
+    #[test]
+    fn accepts_a_good_entry_and_rejects_calls_and_missing_vzeroupper() {
+        let funcs = parse_functions(SAMPLE);
+        let body = &funcs["cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512"];
+        assert_eq!(body.len(), 7);
+        assert!(check_entry("x", Kind::Avx10_512, true, false, body).is_ok());
+        assert!(check_entry("x", Kind::Avx2, true, false, body).is_err());
+
+        let mut bad = body.clone();
+        bad.remove(4); // vzeroupper
+        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("vzeroupper")), "{errs:?}");
+
+        let mut bad = body.clone();
+        bad.insert(
+            2,
+            Insn {
+                addr: 0x1008,
+                mnemonic: "call".into(),
+                operands: "3000 <memcpy>".into(),
+                evex: false,
+            },
+        );
+        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("call")), "{errs:?}");
+
+        let mut bad = body.clone();
+        bad[3].operands = "1015 <x+0x15>".into(); // lands between vzeroupper and ret
+        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("skips")), "{errs:?}");
+    }
+
+    #[test]
+    fn evex_detection() {
+        assert!(is_evex("62 f2 6d 48 dc d1"));
+        assert!(is_evex("66 62 f2 6d 48 dc d1"));
+        assert!(!is_evex("c4 e2 7d 18 00"));
+        assert!(!is_evex("48 89 e5"));
+        let funcs = parse_functions(SAMPLE);
+        let body = &funcs["cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512"];
+        assert_eq!(body.iter().filter(|i| i.evex).count(), 2);
+    }
+
+    #[test]
+    fn register_numbers() {
+        assert!(uses_reg("%ymm17,%ymm1", "ymm", 16..=31));
+        assert!(!uses_reg("%ymm1,%ymm2", "ymm", 16..=31));
+        assert!(uses_reg("%zmm1,0x10(%rsi){%k1}", "k", 1..=7));
+    }
+}

@@ -1,0 +1,245 @@
+//! `cargo xtask emu`: runs the AVX-512 VAES drivers (and the AVX2 ones) under the Bochs
+//! CPU emulator and compares them byte for byte with native references.
+//!
+//! Steps, each of which fails loudly (an `Err` naming what is missing), never silently:
+//!
+//! 1. a Python 3 interpreter (`$PYTHON`, else `python3`) and a C compiler (`$CC`, else
+//!    `cc`, for the glibc shim the emulator wheel needs);
+//! 2. a virtual environment at `target/emu-venv` with `bochscpu-python==0.4.0` from PyPI
+//!    (created / installed on first use, reused afterwards);
+//! 3. `cargo build --release -p cryptoreg-emu` (the `cdylib` of C-ABI kernel exports);
+//! 4. `emu/harness/test_vaes.py` on that library, once per emulated CPU model (Tiger Lake
+//!    and Sapphire Rapids), each ending with `N passed, M failed`: anything but `M == 0`
+//!    and `N > 0`, or a non-zero exit, is an error.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The exact emulator wheel the harness is written against.
+const WHEEL: &str = "bochscpu-python";
+const WHEEL_VERSION: &str = "0.4.0";
+
+/// `$CARGO_TARGET_DIR`, or `target/` under the workspace root.
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        }
+        None => root.join("target"),
+    }
+}
+
+/// Builds the `cryptoreg-emu` cdylib in release mode and returns its path.
+pub fn build_cdylib(root: &Path) -> Result<PathBuf, String> {
+    if !cfg!(target_arch = "x86_64") {
+        return Err("the VAES kernels exist only on x86_64".to_string());
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    eprintln!("xtask: cargo build --release -p cryptoreg-emu");
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "-p", "cryptoreg-emu"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build -p cryptoreg-emu failed ({status})"));
+    }
+    let lib = target_dir(root).join("release").join("libcryptoreg_emu.so");
+    if !lib.is_file() {
+        return Err(format!("{} was not built", lib.display()));
+    }
+    Ok(lib)
+}
+
+/// Runs `cmd`, returning its stdout, or an error with its stderr.
+fn output(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Makes sure `target/emu-venv` exists and holds the emulator wheel; returns its python.
+fn venv_python(root: &Path) -> Result<PathBuf, String> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let version = output(
+        Command::new(&python).arg("--version"),
+        &format!("`{python} --version` (Python 3 is required for `cargo xtask emu`)"),
+    )?;
+    eprintln!("xtask: emu: using {}", version.trim());
+
+    let venv = target_dir(root).join("emu-venv");
+    let vpython = venv.join("bin").join("python");
+    if !vpython.is_file() {
+        eprintln!("xtask: emu: creating {}", venv.display());
+        output(
+            Command::new(&python).arg("-m").arg("venv").arg(&venv),
+            &format!(
+                "`{python} -m venv {}` (on Debian/Ubuntu: apt-get install python3-venv)",
+                venv.display()
+            ),
+        )?;
+    }
+    let probe = format!(
+        "import importlib.metadata as m\ntry:\n    print(m.version('{WHEEL}'))\nexcept m.PackageNotFoundError:\n    print('none')"
+    );
+    let installed = output(
+        Command::new(&vpython).arg("-c").arg(&probe),
+        "probing the emulator wheel",
+    )?;
+    if installed.trim() != WHEEL_VERSION {
+        eprintln!("xtask: emu: pip install {WHEEL}=={WHEEL_VERSION}");
+        let spec = format!("{WHEEL}=={WHEEL_VERSION}");
+        output(
+            Command::new(&vpython).args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "-q",
+                &spec,
+            ]),
+            &format!("pip install {spec} (PyPI must be reachable)"),
+        )?;
+    }
+    Ok(vpython)
+}
+
+/// Parses `N passed, M failed` from the harness's output.
+fn parse_counts(text: &str) -> Option<(u64, u64)> {
+    text.lines().rev().find_map(|line| {
+        let (p, f) = line.trim().split_once(" passed, ")?;
+        let f = f.strip_suffix(" failed")?;
+        Some((p.trim().parse().ok()?, f.trim().parse().ok()?))
+    })
+}
+
+/// The harness runs, one process each (a second bochscpu Session in one process aborts
+/// it): `(Bochs CPU model, drivers, expected to pass)`.
+///
+/// * Tiger Lake and Sapphire Rapids have AVX-512F/BW/VL, VAES and VPCLMULQDQ: every driver
+///   must match the reference.
+/// * Arrow Lake has VAES and VPCLMULQDQ on ymm but no AVX-512, like the Zen 3 CI machines:
+///   the avx2 drivers must pass there (they use no AVX-512 instruction) ...
+/// * ... and the avx10_512 drivers must fail there (invalid opcode): the negative control
+///   that proves the emulator really enforces the selected model.
+const RUNS: [(&str, &str, bool); 4] = [
+    ("tigerlake", "avx2,avx10_256,avx10_512", true),
+    ("sapphire_rapids", "avx2,avx10_256,avx10_512", true),
+    ("arrow_lake", "avx2", true),
+    ("arrow_lake", "avx10_512", false),
+];
+
+/// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
+/// when `echo` (the negative control's hundreds of expected failures are not).
+fn run_model(
+    root: &Path,
+    vpython: &Path,
+    lib: &Path,
+    model: &str,
+    drivers: &str,
+    echo: bool,
+) -> Result<(u64, u64, String), String> {
+    let script = root.join("emu").join("harness").join("test_vaes.py");
+    if !script.is_file() {
+        return Err(format!("{} is missing", script.display()));
+    }
+    let build_dir = target_dir(root).join("emu-venv").join("emu-build");
+    eprintln!(
+        "xtask: emu: {} {} --model {model} --drivers {drivers}",
+        script.display(),
+        lib.display()
+    );
+    let out = Command::new(vpython)
+        .arg(&script)
+        .arg(lib)
+        .args(["--model", model, "--drivers", drivers])
+        .env("EMU_BUILD_DIR", &build_dir)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run the emulator harness: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if echo {
+        print!("{stdout}");
+        eprint!("{stderr}");
+    }
+    let detail = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("emu: model "))
+        .unwrap_or("")
+        .to_string();
+    match parse_counts(&stdout) {
+        Some((passed, failed)) => {
+            if (failed == 0) != out.status.success() {
+                return Err(format!(
+                    "emulation harness under {model}: {failed} failed but exit {}",
+                    out.status
+                ));
+            }
+            Ok((passed, failed, detail))
+        }
+        None => Err(format!(
+            "emulation harness under {model} printed no result line (exit {}); see its output above",
+            out.status
+        )),
+    }
+}
+
+/// Runs the emulation check; `Ok` carries the summary line.
+pub fn run(root: &Path) -> Result<String, String> {
+    let vpython = venv_python(root)?;
+    let lib = build_cdylib(root)?;
+    let mut total = 0;
+    let mut details = Vec::new();
+    for (model, drivers, expect_pass) in RUNS {
+        let (passed, failed, detail) =
+            run_model(root, &vpython, &lib, model, drivers, expect_pass)?;
+        if expect_pass {
+            if failed != 0 || passed == 0 {
+                return Err(format!(
+                    "emulation check failed under {model} ({drivers}): {passed} passed, {failed} failed"
+                ));
+            }
+            total += passed;
+            details.push(detail);
+        } else if passed != 0 || failed == 0 {
+            return Err(format!(
+                "negative control: {drivers} under {model} (no AVX-512) should fail every case, \
+                 but {passed} passed and {failed} failed: is the emulator's CPU model applied?"
+            ));
+        } else {
+            println!("emu: negative control ok: {drivers} under {model} fails all {failed} cases");
+        }
+    }
+    println!("emu: {total} passed, 0 failed");
+    Ok(format!(
+        "emu: {total} passed, 0 failed under Bochs ({}); negative control ok",
+        details.join("; ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_counts;
+
+    #[test]
+    fn counts_from_the_last_result_line() {
+        assert_eq!(parse_counts("x\n12 passed, 0 failed\n"), Some((12, 0)));
+        assert_eq!(parse_counts("1 passed, 3 failed"), Some((1, 3)));
+        assert_eq!(parse_counts("nothing here"), None);
+    }
+}
