@@ -232,11 +232,13 @@ fn selftest_of_one_driver() {
         "20",
         "--json",
     ]);
-    assert_eq!(v["driver"], driver);
-    assert_eq!(v["state"], "passed", "{v:#}");
     assert_eq!(v["iterations"], 20);
-    assert!(v["tests"].as_u64().unwrap() > 0);
-    assert_eq!(v["failures"], Value::Array(vec![]));
+    assert!(v["elapsed_ms"].as_f64().is_some(), "{v:#}");
+    let d = &v["drivers"][0];
+    assert_eq!(d["driver"], driver);
+    assert_eq!(d["state"], "passed", "{v:#}");
+    assert!(d["tests"].as_u64().unwrap() > 0);
+    assert_eq!(d["failures"], Value::Array(vec![]));
 }
 
 #[test]
@@ -364,6 +366,10 @@ fn fault_injection_is_caught_excluded_and_replayable() {
     assert_eq!(out.status.code(), Some(1), "a failed driver test exits 1");
     let replay: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(replay["replay"], true);
-    assert_eq!(replay["state"], "failed");
-    assert_eq!(replay["failures"][0], line.as_str(), "{replay:#}");
+    assert_eq!(replay["drivers"][0]["state"], "failed");
+    assert_eq!(
+        replay["drivers"][0]["failures"][0],
+        line.as_str(),
+        "{replay:#}"
+    );
 }

@@ -176,7 +176,6 @@ fn boot_human(r: &BootReport) -> String {
     out
 }
 
-#[derive(Serialize)]
 struct DriverRun {
     driver: String,
     /// `passed` or `failed`.
@@ -221,7 +220,19 @@ fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError
         elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
     };
     let text = if g.json {
-        Globals::to_json(&run)?
+        // The same shape as the whole-boot report, so tools read both alike.
+        Globals::to_json(&serde_json::json!({
+            "elapsed_ms": run.elapsed_ms,
+            "seed": run.seed,
+            "iterations": run.iterations,
+            "replay": run.replay,
+            "drivers": [{
+                "driver": run.driver,
+                "state": run.state,
+                "tests": run.tests,
+                "failures": run.failures,
+            }],
+        }))?
     } else {
         driver_human(&run)
     };
