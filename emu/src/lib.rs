@@ -53,9 +53,9 @@ pub unsafe extern "C" fn cryptoreg_emu_expand(
     }
 }
 
-/// XTS with the kernel of driver `driver`, in place over `len` bytes: the tweak is `iv`
-/// encrypted under `rk_tweak` (AES-NI), then the whole request (ciphertext stealing
-/// included) goes through one entry call. `rk_data` is the data key's encryption
+/// XTS with the kernel of driver `driver`, in place over `len` bytes, through the entry the
+/// driver's one-shot `encrypt`/`decrypt` uses: it encrypts `iv` under `rk_tweak` itself and
+/// processes the whole request (ciphertext stealing included) in one call. `rk_data` is the data key's encryption
 /// schedule for `decrypt == 0`, its `AESDEC` schedule otherwise. Runs under emulation:
 /// no allocation, no panic, no call outside this library. An unknown driver number does
 /// nothing (the harness would see the mismatch).
@@ -82,23 +82,23 @@ pub unsafe extern "C" fn cryptoreg_emu_xts(
         let data_keys = &*rk_data.cast::<RoundKeyBytes>();
         let tweak_keys = &*rk_tweak.cast::<RoundKeyBytes>();
         let mut tweak = iv.cast::<[u8; 16]>().read_unaligned();
-        raw::encrypt_block_aesni(tweak_keys, rounds, &mut tweak);
         let f = match (driver, decrypt != 0) {
-            (0, false) => raw::xts_enc_vaes_avx2,
-            (0, true) => raw::xts_dec_vaes_avx2,
-            (1, false) => raw::xts_enc_vaes_avx10_256,
-            (1, true) => raw::xts_dec_vaes_avx10_256,
-            (2, false) => raw::xts_enc_vaes_avx10_512,
-            (2, true) => raw::xts_dec_vaes_avx10_512,
+            (0, false) => raw::xts_enc_iv_vaes_avx2,
+            (0, true) => raw::xts_dec_iv_vaes_avx2,
+            (1, false) => raw::xts_enc_iv_vaes_avx10_256,
+            (1, true) => raw::xts_dec_iv_vaes_avx10_256,
+            (2, false) => raw::xts_enc_iv_vaes_avx10_512,
+            (2, true) => raw::xts_dec_iv_vaes_avx10_512,
             _ => return,
         };
-        f(data_keys, rounds, &mut tweak, data, len);
+        f(data_keys, tweak_keys, rounds, &mut tweak, data, len);
     }
 }
 
-/// XTS split into two entry calls (`first` bytes, a multiple of 16, then the rest), the
-/// tweak carried between them as the registry's chaining state: checks that the state an
-/// entry leaves behind continues the request. Same contract as [`cryptoreg_emu_xts`].
+/// XTS split into two calls of the entry the segment walker uses (`first` bytes, a
+/// multiple of 16, then the rest; the tweak encrypted beforehand with AES-NI), the tweak
+/// carried between them as the registry's chaining state: checks that the state an entry
+/// leaves behind continues the request. Same contract as [`cryptoreg_emu_xts`].
 ///
 /// # Safety
 /// As [`cryptoreg_emu_xts`], and `first <= len`.

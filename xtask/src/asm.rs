@@ -33,12 +33,18 @@ enum Kind {
 const ENTRIES: &[(&str, Kind, bool, bool)] = &[
     ("xts_enc_vaes_avx2", Kind::Avx2, true, false),
     ("xts_dec_vaes_avx2", Kind::Avx2, true, true),
+    ("xts_enc_iv_vaes_avx2", Kind::Avx2, true, false),
+    ("xts_dec_iv_vaes_avx2", Kind::Avx2, true, true),
     ("ctr_vaes_avx2", Kind::Avx2, false, false),
     ("xts_enc_vaes_avx10_256", Kind::Avx10_256, true, false),
     ("xts_dec_vaes_avx10_256", Kind::Avx10_256, true, true),
+    ("xts_enc_iv_vaes_avx10_256", Kind::Avx10_256, true, false),
+    ("xts_dec_iv_vaes_avx10_256", Kind::Avx10_256, true, true),
     ("ctr_vaes_avx10_256", Kind::Avx10_256, false, false),
     ("xts_enc_vaes_avx10_512", Kind::Avx10_512, true, false),
     ("xts_dec_vaes_avx10_512", Kind::Avx10_512, true, true),
+    ("xts_enc_iv_vaes_avx10_512", Kind::Avx10_512, true, false),
+    ("xts_dec_iv_vaes_avx10_512", Kind::Avx10_512, true, true),
     ("ctr_vaes_avx10_512", Kind::Avx10_512, false, false),
 ];
 

@@ -11,7 +11,7 @@
 //! The main loop keeps `N` vectors in flight (8 ymm or 4 zmm: 16 blocks), the rest goes
 //! through a batch of 4 (when `N` is 8), single vectors, and one masked partial vector.
 
-use super::vector::{AesVec, LANE_INDEX};
+use super::vector::{encrypt, AesVec, LANE_INDEX};
 
 /// XORs the keystream of the `K` counter vectors `ctr .. ctr + (K-1) * step` into `K`
 /// whole vectors at `p`, the rounds interleaved.
@@ -157,6 +157,22 @@ pub(crate) unsafe fn ctr_crypt<V: AesVec, const R: usize, const N: usize>(
     // SAFETY: the segments below partition `data .. data + len`; target features per this
     // function's contract.
     unsafe {
+        if len <= 16 {
+            // One block: the counter block itself is the cipher input (no byte swap, no
+            // lane arithmetic); the increment happens in general registers, off the
+            // keystream's path.
+            type H<V> = <V as AesVec>::Half;
+            if len > 0 {
+                let ks = encrypt::<H<V>, R>(keys, H::<V>::load_block(ctr.as_ptr()));
+                // `len <= 16` is under the narrow type's width: one partial vector (masked
+                // on avx10, general-register pieces on avx2).
+                H::<V>::load_partial(data, len)
+                    .xor(ks)
+                    .store_partial(data, len);
+                *ctr = u128::from_be_bytes(*ctr).wrapping_add(1).to_be_bytes();
+            }
+            return;
+        }
         let mut c = u128::from_be_bytes(*ctr);
         let mut p = data;
         let mut left = len;

@@ -33,7 +33,8 @@ macro_rules! by_rounds {
 macro_rules! entries {
     ($(
         $(#[$doc:meta])*
-        $features:literal, $v:ty, $n:tt => $xts_enc:ident, $xts_dec:ident, $ctr:ident;
+        $features:literal, $v:ty, $n:tt =>
+            $xts_enc:ident, $xts_dec:ident, $xts_enc_iv:ident, $xts_dec_iv:ident, $ctr:ident;
     )*) => {$(
         $(#[$doc])*
         /// XTS encryption entry (see `xts::xts_crypt` for the semantics of `tweak` and
@@ -52,7 +53,7 @@ macro_rules! entries {
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, tweak, data, len)) }
+            unsafe { by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, None, tweak, data, len)) }
         }
 
         $(#[$doc])*
@@ -70,7 +71,54 @@ macro_rules! entries {
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, tweak, data, len)) }
+            unsafe { by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, None, tweak, data, len)) }
+        }
+
+        $(#[$doc])*
+        /// XTS encryption of a whole request from its IV: `tweak` holds the IV, which is
+        /// encrypted here with the tweak key's schedule `tweak_keys` (same `rounds`), so
+        /// the tweak never leaves its register before the data needs it; otherwise as the
+        /// plain encryption entry.
+        ///
+        /// # Safety
+        /// As for the encryption entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $xts_enc_iv(
+            keys: &RoundKeyBytes,
+            tweak_keys: &RoundKeyBytes,
+            rounds: usize,
+            tweak: &mut [u8; 16],
+            data: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, Some(tweak_keys), tweak, data, len))
+            }
+        }
+
+        $(#[$doc])*
+        /// XTS decryption of a whole request from its IV (see the encryption one); `keys`
+        /// is the data key's `AESDEC` schedule, `tweak_keys` the tweak key's encryption
+        /// schedule.
+        ///
+        /// # Safety
+        /// As for the encryption entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $xts_dec_iv(
+            keys: &RoundKeyBytes,
+            tweak_keys: &RoundKeyBytes,
+            rounds: usize,
+            tweak: &mut [u8; 16],
+            data: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, Some(tweak_keys), tweak, data, len))
+            }
         }
 
         $(#[$doc])*
@@ -97,13 +145,16 @@ macro_rules! entries {
 entries! {
     /// `*-vaes-avx2`: ymm registers, VEX encoding.
     "aes,avx2,vaes,vpclmulqdq", Ymm<false>, 8 =>
-        xts_enc_vaes_avx2, xts_dec_vaes_avx2, ctr_vaes_avx2;
+        xts_enc_vaes_avx2, xts_dec_vaes_avx2, xts_enc_iv_vaes_avx2, xts_dec_iv_vaes_avx2,
+        ctr_vaes_avx2;
     /// `*-vaes-avx10_256`: ymm registers with AVX-512VL/BW mask registers.
     "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Ymm<true>, 8 =>
-        xts_enc_vaes_avx10_256, xts_dec_vaes_avx10_256, ctr_vaes_avx10_256;
+        xts_enc_vaes_avx10_256, xts_dec_vaes_avx10_256, xts_enc_iv_vaes_avx10_256,
+        xts_dec_iv_vaes_avx10_256, ctr_vaes_avx10_256;
     /// `*-vaes-avx10_512`: zmm registers.
     "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Zmm, 4 =>
-        xts_enc_vaes_avx10_512, xts_dec_vaes_avx10_512, ctr_vaes_avx10_512;
+        xts_enc_vaes_avx10_512, xts_dec_vaes_avx10_512, xts_enc_iv_vaes_avx10_512,
+        xts_dec_iv_vaes_avx10_512, ctr_vaes_avx10_512;
 }
 
 /// Encrypts one block with AES-NI (the XTS tweak: the IV under the tweak key).

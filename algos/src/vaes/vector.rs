@@ -112,7 +112,9 @@ pub(crate) trait AesVec: Copy {
     /// `1 <= s <= 56`: the bits shifted out of the low qword move into the high qword,
     /// those shifted out of the high qword are reduced with one carry-less multiply by the
     /// XTS polynomial (s + 7 bits, so the product stays in the low qword). Callers pass a
-    /// constant, which the shifts fold into immediates.
+    /// constant, which the shifts fold into immediates; a multiple of 8 takes the shorter
+    /// whole-byte form (a byte shift of the lane, and the bytes shifted out reduced: three
+    /// operations instead of five).
     unsafe fn mul_x_pow(self, s: u32) -> Self;
     /// Lane i times x^i: from a broadcast tweak T, the tweaks T, T*x, T*x^2, ... of
     /// consecutive blocks.
@@ -132,6 +134,24 @@ pub(crate) trait AesVec: Copy {
     /// with the store first, rustc 1.95's LLVM forwarded the stored bytes into the earlier
     /// masked load of the same bytes (a miscompile seen in testing), so keep this order.
     unsafe fn steal(cc: Self, p: *mut u8, r: usize) -> Self;
+}
+
+/// One AES encryption of every lane of `x` with the schedule `keys` of `R` rounds, each
+/// round key broadcast as it is used: the XTS tweak (the IV under the tweak key) and the
+/// one-block CTR keystream.
+///
+/// # Safety
+/// Target features per the module contract.
+#[inline(always)]
+pub(crate) unsafe fn encrypt<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], x: W) -> W {
+    // SAFETY: target features per this function's contract.
+    unsafe {
+        let mut x = x.xor(W::broadcast(&keys[0]));
+        for key in &keys[1..R] {
+            x = x.aesenc(W::broadcast(key));
+        }
+        x.aesenclast(W::broadcast(&keys[R]))
+    }
 }
 
 /// Reads `n < 8` bytes at `p` into the low bytes of a `u64` (little-endian), in pieces of
@@ -213,6 +233,23 @@ unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
             write_lt8(p, n, lo);
         }
     }
+}
+
+/// `(v << 8m, v >> (128 - 8m))` per 128-bit lane for `m = $m` in 1..=7 (a constant after
+/// inlining, so the match folds away): the byte shifts of [`AesVec::mul_x_pow`] for a
+/// whole number of bytes, with the immediates the intrinsics need.
+macro_rules! byte_shifts {
+    ($m:expr, $v:expr, $shl:ident, $shr:ident) => {
+        match $m {
+            1 => ($shl::<1>($v), $shr::<15>($v)),
+            2 => ($shl::<2>($v), $shr::<14>($v)),
+            3 => ($shl::<3>($v), $shr::<13>($v)),
+            4 => ($shl::<4>($v), $shr::<12>($v)),
+            5 => ($shl::<5>($v), $shr::<11>($v)),
+            6 => ($shl::<6>($v), $shr::<10>($v)),
+            _ => ($shl::<7>($v), $shr::<9>($v)),
+        }
+    };
 }
 
 /// A ymm register of two blocks. `VL = false`: AVX2 only (`*-vaes-avx2`); `VL = true`:
@@ -375,6 +412,14 @@ impl<const VL: bool> AesVec for Ymm<VL> {
         // constant is 16 readable bytes.
         unsafe {
             let poly = _mm256_broadcastsi128_si256(_mm_loadu_si128(GF_POLY_XTS.as_ptr().cast()));
+            if s.is_multiple_of(8) {
+                // Whole bytes: the lane shifted left by s/8 bytes, the s/8 bytes shifted
+                // out (moved to the bottom of the lane) reduced with one multiply.
+                let (shifted, out) =
+                    byte_shifts!(s / 8, self.0, _mm256_bslli_epi128, _mm256_bsrli_epi128);
+                let reduced = _mm256_clmulepi64_epi128::<0x00>(out, poly);
+                return Ymm(_mm256_xor_si256(shifted, reduced));
+            }
             let carries = _mm256_srl_epi64(self.0, _mm_cvtsi32_si128(64 - s as i32));
             let reduced = _mm256_clmulepi64_epi128::<0x01>(carries, poly);
             let shifted = _mm256_sll_epi64(self.0, _mm_cvtsi32_si128(s as i32));
@@ -562,6 +607,13 @@ impl AesVec for Zmm {
         // constant is 16 readable bytes.
         unsafe {
             let poly = _mm512_broadcast_i32x4(_mm_loadu_si128(GF_POLY_XTS.as_ptr().cast()));
+            if s.is_multiple_of(8) {
+                // Whole bytes, as for `Ymm`.
+                let (shifted, out) =
+                    byte_shifts!(s / 8, self.0, _mm512_bslli_epi128, _mm512_bsrli_epi128);
+                let reduced = _mm512_clmulepi64_epi128::<0x00>(out, poly);
+                return Zmm(_mm512_xor_si512(shifted, reduced));
+            }
             let carries = _mm512_srl_epi64(self.0, _mm_cvtsi32_si128(64 - s as i32));
             let reduced = _mm512_clmulepi64_epi128::<0x01>(carries, poly);
             let shifted = _mm512_sll_epi64(self.0, _mm_cvtsi32_si128(s as i32));

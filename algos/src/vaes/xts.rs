@@ -15,7 +15,7 @@
 //! A length that is not a multiple of 16 ends with ciphertext stealing over the last full
 //! block and the partial one, through [`AesVec::steal`].
 
-use super::vector::AesVec;
+use super::vector::{encrypt, AesVec};
 use crate::xts_util::gf128_mul_x_ble;
 
 /// Processes `K` whole vectors at `p` with the tweak vectors `t`, interleaving the rounds
@@ -24,8 +24,9 @@ use crate::xts_util::gf128_mul_x_ble;
 #[inline(always)]
 unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
     k: &[V; 15],
-    t: &[V; K],
+    t: &mut [V; K],
     p: *mut u8,
+    step: u32,
 ) {
     // SAFETY: `K * V::BYTES` bytes at `p` are valid (caller); target features per the
     // module contract of `vector`.
@@ -34,10 +35,14 @@ unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
         for j in 0..K {
             x[j] = V::load(p.add(j * V::BYTES)).xor3(t[j], k[0]);
         }
+        let mut tn = *t;
         for r in 1..R {
             let key = V::round_key(k, r);
             for xj in x.iter_mut() {
                 *xj = if DEC { xj.aesdec(key) } else { xj.aesenc(key) };
+            }
+            if step != 0 && !V::KEYS_IN_MEMORY && r <= K {
+                tn[r - 1] = t[r - 1].mul_x_pow(step);
             }
         }
         for j in 0..K {
@@ -49,6 +54,12 @@ unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
             };
             x[j].store(p.add(j * V::BYTES));
         }
+        if step != 0 && V::KEYS_IN_MEMORY {
+            for tj in tn.iter_mut() {
+                *tj = tj.mul_x_pow(step);
+            }
+        }
+        *t = tn;
     }
 }
 
@@ -92,6 +103,7 @@ unsafe fn crypt1<V: AesVec, const R: usize, const DEC: bool>(
 #[inline(always)]
 pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const N: usize>(
     keys: &[[u8; 16]; 15],
+    tweak_keys: Option<&[[u8; 16]; 15]>,
     tweak: &mut [u8; 16],
     data: *mut u8,
     len: usize,
@@ -106,8 +118,34 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
     // SAFETY: every pointer below stays within `data .. data + len` (the loop conditions
     // count the blocks left); target features per this function's contract.
     unsafe {
+        type H<V> = <V as AesVec>::Half;
+        if blocks <= 1 {
+            // One block (16..=31 bytes): lane 0 of the narrow type, the tweak straight
+            // from its register (no lane-index multiply, no partial loads or stores).
+            let mut t = H::<V>::broadcast(tweak);
+            if let Some(tk) = tweak_keys {
+                t = encrypt::<H<V>, R>(tk, t);
+            }
+            let mut p = data;
+            if blocks == 1 {
+                crypt1::<H<V>, R, DEC>(keys, H::<V>::load_block(p), t).store_block(p);
+                t = t.mul_x_pow(1);
+                p = p.add(16);
+            }
+            if tail != 0 {
+                xts_steal::<H<V>, R, DEC>(keys, t, p, tail);
+                t = t.mul_x_pow(2);
+            }
+            *tweak = t.lane(0);
+            return;
+        }
+
         // The tweaks of the next vector of blocks.
-        let mut t0 = V::broadcast(tweak).mul_x_lane_index();
+        let mut t0 = V::broadcast(tweak);
+        if let Some(tk) = tweak_keys {
+            t0 = encrypt::<V, R>(tk, t0);
+        }
+        let mut t0 = t0.mul_x_lane_index();
         let mut p = data;
 
         if blocks >= 4 * V::LANES {
@@ -117,15 +155,13 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
                 *dst = V::broadcast(src);
             }
             if blocks >= N * V::LANES {
+                // Each tweak vector straight from t0 (independent multiplies, not a chain).
                 let mut t = [t0; N];
-                for j in 1..N {
-                    t[j] = t[j - 1].mul_x_pow(lanes);
+                for (j, tj) in t.iter_mut().enumerate().skip(1) {
+                    *tj = t0.mul_x_pow(j as u32 * lanes);
                 }
                 while blocks >= N * V::LANES {
-                    batch::<V, R, DEC, N>(&k, &t, p);
-                    for tj in t.iter_mut() {
-                        *tj = tj.mul_x_pow(N as u32 * lanes);
-                    }
+                    batch::<V, R, DEC, N>(&k, &mut t, p, N as u32 * lanes);
                     p = p.add(N * V::BYTES);
                     blocks -= N * V::LANES;
                 }
@@ -135,7 +171,7 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
                 let t1 = t0.mul_x_pow(lanes);
                 let t2 = t1.mul_x_pow(lanes);
                 let t3 = t2.mul_x_pow(lanes);
-                batch::<V, R, DEC, 4>(&k, &[t0, t1, t2, t3], p);
+                batch::<V, R, DEC, 4>(&k, &mut [t0, t1, t2, t3], p, 0);
                 t0 = t3.mul_x_pow(lanes);
                 p = p.add(4 * V::BYTES);
                 blocks -= 4 * V::LANES;
@@ -167,7 +203,7 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
 
         // Ciphertext stealing: the last full block at `p`, `tail` bytes after it, done on
         // the narrower vector type (lane 0 only).
-        xts_steal::<V::Half, R, DEC>(keys, &next, p, tail);
+        xts_steal::<V::Half, R, DEC>(keys, H::<V>::broadcast(&next), p, tail);
         let mut after = next;
         gf128_mul_x_ble(&mut after);
         gf128_mul_x_ble(&mut after);
@@ -195,18 +231,17 @@ unsafe fn crypt_n<W: AesVec, const R: usize, const DEC: bool>(
 }
 
 /// Ciphertext stealing over the last full block at `p` and the `tail` (1..=15) bytes after
-/// it; `next` is the tweak of that full block.
+/// it; lane 0 of `t_this` is the tweak of that full block.
 #[inline(always)]
 unsafe fn xts_steal<W: AesVec, const R: usize, const DEC: bool>(
     keys: &[[u8; 16]; 15],
-    next: &[u8; 16],
+    t_this: W,
     p: *mut u8,
     tail: usize,
 ) {
     // SAFETY: `16 + tail` bytes at `p` are valid (caller); target features per the module
     // contract of `vector`.
     unsafe {
-        let t_this = W::broadcast(next);
         let t_after = t_this.mul_x_pow(1);
         // Encryption processes the full block with its own tweak first and the padded
         // partial block with the following one; decryption the other way round.
