@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Condvar, Mutex};
 
-use crate::alg::{AlgDef, AlgType, DriverInfo, Template};
+use crate::alg::{AlgDef, DriverInfo, Template};
 use crate::config::{Config, OnFailure, SelftestMode};
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
@@ -960,20 +960,6 @@ impl Registry {
     /// Wall time of the boot (self-tests included).
     pub fn boot_elapsed(&self) -> Duration {
         self.boot_elapsed
-    }
-
-    /// Whether `alg_type` matches the entry `driver` (for tools).
-    pub fn driver_type(&self, driver: &str) -> Option<AlgType> {
-        self.inner
-            .lock()
-            .entries
-            .get(driver)
-            .map(|e| e.info.alg_type())
-    }
-
-    #[allow(dead_code)]
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock()
     }
 }
 
