@@ -112,7 +112,11 @@ fn a_runtime_priority_restores_the_512_bit_driver_on_ice_lake() {
     reg.set_priority("xts-aes-vaes-avx10_512", 800).unwrap();
     let ex = reg.explain("xts(aes)");
     assert_eq!(ex.chosen.as_deref(), Some("xts-aes-vaes-avx10_512"));
-    assert_eq!(ex.candidates[0].verdict, "chosen");
+    assert!(
+        ex.candidates[0].verdict.starts_with("chosen"),
+        "{}",
+        ex.candidates[0].verdict
+    );
     // And by configuration.
     let reg = common::boot(
         "[priority]\n\"ctr-aes-vaes-avx10_512\" = 800\n",
