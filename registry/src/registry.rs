@@ -662,6 +662,8 @@ impl Registry {
                 .entries
                 .values()
                 .filter(|e| {
+                    // An instance under test stays (its tester holds it); it is rebuilt
+                    // the next time a change touches its children after the test ends.
                     e.state != TestState::Testing
                         && !gone.contains(&e.info.driver)
                         && e.info.children.iter().any(|c| gone.contains(c))
