@@ -259,6 +259,30 @@ impl fmt::Display for TestConfig {
     }
 }
 
+/// A fixed out-of-place layout whose printed name the tests of this crate know.
+#[cfg(test)]
+pub(crate) fn example() -> TestConfig {
+    TestConfig {
+        placement: Placement::OutOfPlace,
+        src_divs: vec![
+            Division {
+                proportion: 612,
+                offset: 3,
+            },
+            Division {
+                proportion: 388,
+                offset: 17,
+            },
+        ],
+        dst_divs: vec![Division {
+            proportion: 1000,
+            offset: 9,
+        }],
+        key_offset: 43,
+        iv_offset: 5,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,25 +351,7 @@ mod tests {
 
     #[test]
     fn printable_names_look_right() {
-        let c = TestConfig {
-            placement: Placement::OutOfPlace,
-            src_divs: vec![
-                Division {
-                    proportion: 612,
-                    offset: 3,
-                },
-                Division {
-                    proportion: 388,
-                    offset: 17,
-                },
-            ],
-            dst_divs: vec![Division {
-                proportion: 1000,
-                offset: 9,
-            }],
-            key_offset: 43,
-            iv_offset: 5,
-        };
+        let c = example();
         assert_eq!(
             c.to_string(),
             "outofplace src_divs=[61.2%@+3, 38.8%@+17] dst_divs=[100.0%@+9] key_offset=43 iv_offset=5"

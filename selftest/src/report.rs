@@ -239,28 +239,9 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Division, Placement};
 
     fn cfg() -> TestConfig {
-        TestConfig {
-            placement: Placement::OutOfPlace,
-            src_divs: vec![
-                Division {
-                    proportion: 612,
-                    offset: 3,
-                },
-                Division {
-                    proportion: 388,
-                    offset: 17,
-                },
-            ],
-            dst_divs: vec![Division {
-                proportion: 1000,
-                offset: 9,
-            }],
-            key_offset: 43,
-            iv_offset: 5,
-        }
+        crate::config::example()
     }
 
     #[test]
