@@ -11,7 +11,8 @@ use cryptoreg_registry::{
 };
 
 use super::common::{
-    assert_whole_blocks, cipher_mode_instance, whole_blocks, xor_in_place, BATCH_BYTES, BLOCK,
+    assert_whole_blocks, cipher_child_request, cipher_mode_instance, whole_blocks, xor_in_place,
+    BATCH_BYTES, BLOCK,
 };
 
 /// CBC over one block-cipher instance. The [`ChainState`] is the previous ciphertext
@@ -90,11 +91,6 @@ pub fn cbc_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
     Box::new(Cbc::new(make()))
 }
 
-/// The child is asked for by the argument as written: `cbc(aes)` wants the best `aes`.
-pub fn child_request(arg: &str) -> String {
-    arg.to_string()
-}
-
 /// Builds `cbc(<child>)`: algorithm `cbc(aes)`, driver `cbc(aes-generic)`, the child's
 /// priority and key sizes, a 16-byte IV, 16-byte blocks.
 pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
@@ -104,7 +100,7 @@ pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
 inventory::submit! {
     Template {
         name: "cbc",
-        child_request,
+        child_request: cipher_child_request,
         child_types: &[AlgType::Cipher],
         create,
     }

@@ -12,7 +12,10 @@ use cryptoreg_registry::{
 };
 use zeroize::Zeroize;
 
-use super::common::{assert_whole_blocks, cipher_mode_instance, xor_in_place, BATCH_BYTES, BLOCK};
+use super::common::{
+    assert_whole_blocks, cipher_child_request, cipher_mode_instance, xor_in_place, BATCH_BYTES,
+    BLOCK,
+};
 
 /// CTR over one block-cipher instance. The [`ChainState`] is the next counter block.
 pub struct Ctr {
@@ -110,11 +113,6 @@ pub fn ctr_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
     Box::new(Ctr::new(make()))
 }
 
-/// The child is asked for by the argument as written: `ctr(aes)` wants the best `aes`.
-pub fn child_request(arg: &str) -> String {
-    arg.to_string()
-}
-
 /// Builds `ctr(<child>)`: algorithm `ctr(aes)`, driver `ctr(aes-generic)`, the child's
 /// priority and key sizes, a 16-byte IV, and block size 1 (a stream cipher, as the
 /// kernel reports it; the walker still feeds whole 16-byte chunks).
@@ -125,7 +123,7 @@ pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
 inventory::submit! {
     Template {
         name: "ctr",
-        child_request,
+        child_request: cipher_child_request,
         child_types: &[AlgType::Cipher],
         create,
     }

@@ -7,7 +7,9 @@ use cryptoreg_registry::{
     inventory, AlgType, BlockCipherImpl, ChainState, DriverInfo, Result, SkcipherImpl, Template,
 };
 
-use super::common::{assert_whole_blocks, cipher_mode_instance, whole_blocks, BLOCK};
+use super::common::{
+    assert_whole_blocks, cipher_child_request, cipher_mode_instance, whole_blocks, BLOCK,
+};
 
 /// ECB over one block-cipher instance. The whole request goes to the child in one call,
 /// so a multi-block child (AES-NI) keeps as many blocks in flight as it can.
@@ -64,11 +66,6 @@ pub fn ecb_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
     Box::new(Ecb::new(make()))
 }
 
-/// The child is asked for by the argument as written: `ecb(aes)` wants the best `aes`.
-pub fn child_request(arg: &str) -> String {
-    arg.to_string()
-}
-
 /// Builds `ecb(<child>)`: algorithm `ecb(aes)`, driver `ecb(aes-generic)`, the child's
 /// priority and key sizes, no IV, 16-byte blocks.
 pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
@@ -78,7 +75,7 @@ pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
 inventory::submit! {
     Template {
         name: "ecb",
-        child_request,
+        child_request: cipher_child_request,
         child_types: &[AlgType::Cipher],
         create,
     }
