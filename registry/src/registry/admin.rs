@@ -1,0 +1,78 @@
+//! The runtime admin API: priorities and enable/disable, each of which drops cached
+//! resolutions and the template instances built on the driver it changes.
+
+use std::collections::BTreeSet;
+
+use crate::error::{Error, Result};
+
+use super::{Inner, Registry};
+
+impl Registry {
+    /// Drops cached resolutions and every template instance built, directly or through
+    /// other instances, on `driver`. Live handles keep what they were built with.
+    pub(super) fn invalidate(&self, inner: &mut Inner, driver: &str) {
+        inner.cache.clear();
+        let mut gone: BTreeSet<String> = BTreeSet::from([driver.to_string()]);
+        loop {
+            let more: Vec<String> = inner
+                .entries
+                .values()
+                .filter(|e| {
+                    // Instances under test go too: their tester holds its own `Arc`, and a
+                    // result it records later under the same driver name describes the
+                    // same code over the same children, so it stays true of a rebuild.
+                    !gone.contains(&e.info.driver)
+                        && e.info.children.iter().any(|c| gone.contains(c))
+                })
+                .map(|e| e.info.driver.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            gone.extend(more);
+        }
+        gone.remove(driver);
+        for d in gone {
+            inner.entries.remove(&d);
+        }
+    }
+
+    pub(super) fn with_known_driver(&self, driver: &str, f: impl FnOnce(&mut Inner)) -> Result<()> {
+        let mut inner = self.inner.lock();
+        if !inner.entries.contains_key(driver) {
+            return Err(Error::NotFound(driver.to_string()));
+        }
+        f(&mut inner);
+        self.invalidate(&mut inner, driver);
+        Ok(())
+    }
+
+    /// Sets a runtime priority (beats configuration and CPU policy). New resolutions
+    /// follow at once; handles already out keep their implementation.
+    pub fn set_priority(&self, driver: &str, priority: u32) -> Result<()> {
+        self.with_known_driver(driver, |inner| {
+            inner.runtime_priority.insert(driver.to_string(), priority);
+        })
+    }
+
+    /// Removes a runtime priority override.
+    pub fn clear_priority(&self, driver: &str) -> Result<()> {
+        self.with_known_driver(driver, |inner| {
+            inner.runtime_priority.remove(driver);
+        })
+    }
+
+    /// Disables a driver at run time: it is no longer resolved, even by driver name.
+    pub fn disable(&self, driver: &str) -> Result<()> {
+        self.with_known_driver(driver, |inner| {
+            inner.runtime_disabled.insert(driver.to_string(), true);
+        })
+    }
+
+    /// Enables a driver at run time (also one disabled by configuration).
+    pub fn enable(&self, driver: &str) -> Result<()> {
+        self.with_known_driver(driver, |inner| {
+            inner.runtime_disabled.insert(driver.to_string(), false);
+        })
+    }
+}

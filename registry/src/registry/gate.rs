@@ -1,0 +1,122 @@
+//! The self-test gate: runs a driver's test once (others wait for it) and records what
+//! the outcome means for resolution.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::alg::DriverInfo;
+use crate::config::SelftestMode;
+use crate::error::{Error, Result};
+use crate::selftest_api::{TestOutcome, TestParams};
+
+use super::{Registry, TestState};
+
+impl Registry {
+    pub(super) fn tests_enabled(&self) -> bool {
+        self.tester.is_some() && self.config.selftest.mode != SelftestMode::Off
+    }
+
+    /// Whether this host may execute `info` and the planned CPU supports it.
+    pub(super) fn testable(&self, info: &DriverInfo) -> bool {
+        info.requires.minus(self.cpu.features).is_empty()
+            && info.requires.minus(self.host).is_empty()
+    }
+    /// running it.
+    pub(super) fn ensure_tested(&self, driver: &str) {
+        let mut inner = self.inner.lock();
+        loop {
+            let Some(e) = inner.entries.get_mut(driver) else {
+                return;
+            };
+            match e.state {
+                TestState::Passed | TestState::Failed => return,
+                TestState::Testing => self.tested.wait(&mut inner),
+                TestState::Untested => {
+                    if !self.tests_enabled() || !self.testable(&e.info) {
+                        return;
+                    }
+                    e.state = TestState::Testing;
+                    let info = Arc::clone(&e.info);
+                    let params = TestParams {
+                        mode: self.config.selftest.mode,
+                        iterations: self.config.selftest.fuzz_iterations,
+                        seed: self.seed,
+                        replay: false,
+                    };
+                    drop(inner);
+                    let (outcome, elapsed) = self.run_tester(&info, &params);
+                    inner = self.inner.lock();
+                    if let Some(e) = inner.entries.get_mut(driver) {
+                        e.state = if outcome.passed() {
+                            TestState::Passed
+                        } else {
+                            TestState::Failed
+                        };
+                        e.outcome = outcome;
+                        e.elapsed = elapsed;
+                    }
+                    self.tested.notify_all();
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(super) fn run_tester(
+        &self,
+        info: &Arc<DriverInfo>,
+        params: &TestParams,
+    ) -> (TestOutcome, Duration) {
+        let start = Instant::now();
+        let Some(tester) = &self.tester else {
+            return (TestOutcome::default(), Duration::ZERO);
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| tester.test(self, info, params)))
+            .unwrap_or_else(|_| TestOutcome {
+                tests: 1,
+                failures: vec![format!("selftest: {}: the test panicked", info.driver)],
+            });
+        (outcome, start.elapsed())
+    }
+
+    /// Re-runs the self-test of one driver with explicit parameters (`cryptoctl selftest
+    /// --driver D --seed S`) and records the result as that driver's state.
+    pub fn run_selftest(&self, driver: &str, params: &TestParams) -> Result<TestOutcome> {
+        let info = {
+            let inner = self.inner.lock();
+            let e = inner
+                .entries
+                .get(driver)
+                .ok_or_else(|| Error::NotFound(driver.to_string()))?;
+            if !self.testable(&e.info) {
+                return Err(Error::Unsupported {
+                    driver: driver.to_string(),
+                    missing: e
+                        .info
+                        .requires
+                        .minus(self.host.intersect(self.cpu.features))
+                        .to_string(),
+                });
+            }
+            Arc::clone(&e.info)
+        };
+        if self.tester.is_none() {
+            return Err(Error::NotTested(driver.to_string()));
+        }
+        let (outcome, elapsed) = self.run_tester(&info, params);
+        let mut inner = self.inner.lock();
+        if let Some(e) = inner.entries.get_mut(driver) {
+            e.state = if outcome.passed() {
+                TestState::Passed
+            } else {
+                TestState::Failed
+            };
+            e.outcome = outcome.clone();
+            e.elapsed = elapsed;
+        }
+        inner.cache.clear();
+        self.tested.notify_all();
+        Ok(outcome)
+    }
+}

@@ -1,0 +1,242 @@
+//! The registry: the live table of drivers, the self-test gate, the resolver and the
+//! runtime priority API.
+//!
+//! Locking: one mutex guards the table. It is never held across a self-test or a
+//! template instantiation, both of which may resolve other names; a thread that finds a
+//! driver under test by another thread waits on a condition variable.
+//!
+//! The table and the rules every concern shares live here (entries, states, effective
+//! priority, eligibility); each concern has its own file:
+//!
+//! * `boot` — collecting the records, applying configuration, testing every driver;
+//! * `gate` — running a driver's self-test and recording what it means;
+//! * `resolve` — choosing the driver for a name, instantiating templates, handing out
+//!   handles;
+//! * `admin` — the runtime priority and enable/disable API;
+//! * `report` — listings, `explain` and the self-test report.
+
+mod admin;
+mod boot;
+mod gate;
+mod report;
+mod resolve;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::alg::{DriverInfo, Template};
+use crate::config::{Config, SelftestMode};
+use crate::cpu::CpuInfo;
+use crate::error::Error;
+use crate::features::Features;
+use crate::policy::{ModelRow, ZMM_DEMOTED_PRIORITY};
+use crate::selftest_api::{SelfTester, TestOutcome};
+
+pub use report::{Candidate, DriverReport, Explanation, ListEntry, SelftestReport};
+
+/// How to boot a registry.
+pub struct BootOptions {
+    /// The CPU identity to plan for; `None` reads this machine. A preset other than the
+    /// host makes the registry *simulated*: it plans for that CPU but executes (and so
+    /// tests) only drivers this host can run too.
+    pub cpu: Option<CpuInfo>,
+    /// Configuration (see [`Config::load`]).
+    pub config: Config,
+    /// The self-test runner; without one, drivers stay untested and only `mode = "off"`
+    /// makes them resolvable.
+    pub tester: Option<Arc<dyn SelfTester>>,
+}
+
+/// The self-test state of one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TestState {
+    Untested,
+    Testing,
+    Passed,
+    Failed,
+}
+
+struct Entry {
+    info: Arc<DriverInfo>,
+    state: TestState,
+    outcome: TestOutcome,
+    elapsed: Duration,
+    handles: Arc<AtomicUsize>,
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: BTreeMap<String, Entry>,
+    runtime_priority: HashMap<String, u32>,
+    runtime_disabled: HashMap<String, bool>,
+    cache: HashMap<String, String>,
+}
+
+/// Why an entry can or cannot serve a request right now.
+enum Eligibility {
+    Usable,
+    NeedsTest,
+    UnderTest,
+    Refused(Error),
+}
+
+/// The registry. Share it as `Arc<Registry>`; every method takes `&self`.
+pub struct Registry {
+    cpu: CpuInfo,
+    host: Features,
+    simulated: bool,
+    config: Config,
+    policy_rows: Vec<ModelRow>,
+    tester: Option<Arc<dyn SelfTester>>,
+    seed: u64,
+    templates: Vec<&'static Template>,
+    inner: Mutex<Inner>,
+    tested: Condvar,
+    boot_elapsed: Duration,
+}
+
+impl Registry {
+    fn disabled(&self, inner: &Inner, driver: &str) -> bool {
+        inner
+            .runtime_disabled
+            .get(driver)
+            .copied()
+            .unwrap_or_else(|| self.config.disable.drivers.iter().any(|d| d == driver))
+    }
+
+    /// The CPU policy's priority for a driver, if the policy applies.
+    fn policy_priority(&self, info: &DriverInfo) -> Option<u32> {
+        (info.uses_zmm && !self.policy_rows.is_empty()).then_some(ZMM_DEMOTED_PRIORITY)
+    }
+
+    /// Runtime override > configuration > CPU policy > base.
+    fn priority_of(&self, inner: &Inner, info: &DriverInfo) -> u32 {
+        inner
+            .runtime_priority
+            .get(&info.driver)
+            .copied()
+            .or_else(|| self.config.priority.get(&info.driver).copied())
+            .or_else(|| self.policy_priority(info))
+            .unwrap_or(info.base_priority)
+    }
+
+    fn eligibility(&self, inner: &Inner, e: &Entry) -> Eligibility {
+        let driver = &e.info.driver;
+        if self.disabled(inner, driver) {
+            return Eligibility::Refused(Error::Disabled(driver.clone()));
+        }
+        let missing = e.info.requires.minus(self.cpu.features);
+        if !missing.is_empty() {
+            return Eligibility::Refused(Error::Unsupported {
+                driver: driver.clone(),
+                missing: missing.to_string(),
+            });
+        }
+        match e.state {
+            TestState::Passed => Eligibility::Usable,
+            TestState::Testing => Eligibility::UnderTest,
+            TestState::Failed => Eligibility::Refused(Error::SelfTestFailed {
+                name: e.info.name.clone(),
+                driver: driver.clone(),
+                report: e.outcome.failures.first().cloned().unwrap_or_default(),
+            }),
+            TestState::Untested => {
+                if self.config.selftest.mode == SelftestMode::Off {
+                    Eligibility::Usable
+                } else if !e.info.requires.minus(self.host).is_empty() {
+                    // Simulated CPU: planned for, never executed here.
+                    Eligibility::Usable
+                } else if self.tester.is_some() {
+                    Eligibility::NeedsTest
+                } else {
+                    Eligibility::Refused(Error::NotTested(driver.clone()))
+                }
+            }
+        }
+    }
+
+    /// Runs the self-test of `driver` unless it already ran; waits if another thread is
+
+    fn state_name(&self, inner: &Inner, e: &Entry) -> &'static str {
+        if self.disabled(inner, &e.info.driver) {
+            "disabled"
+        } else if !e.info.requires.minus(self.cpu.features).is_empty() {
+            "unsupported"
+        } else {
+            match e.state {
+                TestState::Untested => "untested",
+                TestState::Testing => "testing",
+                TestState::Passed => "passed",
+                TestState::Failed => "failed",
+            }
+        }
+    }
+
+    /// Distinct algorithm names of the concrete drivers, sorted.
+    pub fn algorithm_names(&self) -> Vec<String> {
+        let inner = self.inner.lock();
+        let set: BTreeSet<String> = inner
+            .entries
+            .values()
+            .filter(|e| !e.info.is_instance())
+            .map(|e| e.info.name.clone())
+            .collect();
+        set.into_iter().collect()
+    }
+
+    /// Names of the registered templates.
+    pub fn template_names(&self) -> Vec<&'static str> {
+        self.templates.iter().map(|t| t.name).collect()
+    }
+
+    /// The CPU identity planned for.
+    pub fn cpu(&self) -> &CpuInfo {
+        &self.cpu
+    }
+
+    /// Features this host can execute (after `cpu.disable` masks).
+    pub fn host_features(&self) -> Features {
+        self.host
+    }
+
+    /// Whether the identity is a simulated preset rather than this machine.
+    pub fn is_simulated(&self) -> bool {
+        self.simulated
+    }
+
+    /// Rows of `cpu-models.toml` that match the identity.
+    pub fn policy_matches(&self) -> &[ModelRow] {
+        &self.policy_rows
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The base seed of the randomized self-tests.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Wall time of the boot (self-tests included).
+    pub fn boot_elapsed(&self) -> Duration {
+        self.boot_elapsed
+    }
+}
+
+impl Entry {
+    fn new(info: DriverInfo) -> Entry {
+        Entry {
+            info: Arc::new(info),
+            state: TestState::Untested,
+            outcome: TestOutcome::default(),
+            elapsed: Duration::ZERO,
+            handles: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+}
