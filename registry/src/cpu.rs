@@ -202,7 +202,7 @@ impl CpuInfo {
             family,
             model,
             stepping,
-            features: native_features(),
+            features: crate::host::HostFeatures::detect().features(),
             source: "native".to_string(),
         }
     }
@@ -243,7 +243,7 @@ fn native_signature() -> (String, u32, u32, u32) {
 /// 256-bit VAES needs only the CPUID bit and ymm state (Intel SDM), which is exactly
 /// what a Zen 3 has.
 #[cfg(target_arch = "x86_64")]
-fn native_features() -> Features {
+pub(crate) fn native_features() -> Features {
     cpufeatures::new!(cpu_aes, "aes");
     cpufeatures::new!(cpu_pclmul, "pclmulqdq");
     cpufeatures::new!(cpu_avx2, "avx2");
@@ -319,7 +319,7 @@ fn native_features() -> Features {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn native_features() -> Features {
+pub(crate) fn native_features() -> Features {
     Features::EMPTY
 }
 

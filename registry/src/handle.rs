@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
+use crate::host::HostFeatures;
 use crate::traits::{AeadImpl, BlockCipherImpl, HashImpl, HashState, SkcipherImpl};
 use crate::walk::{copy_segments, total_len, walk_in_place, Direction};
 
@@ -35,9 +36,9 @@ struct Common {
 
 impl Common {
     fn check_key_range(&self, key: &[u8]) -> Result<()> {
-        if key.len() < self.info.min_key || key.len() > self.info.max_key {
+        if key.len() < self.info.sizes().min_key || key.len() > self.info.sizes().max_key {
             return Err(Error::InvalidKeyLength {
-                driver: self.info.driver.clone(),
+                driver: self.info.driver().to_string(),
                 len: key.len(),
             });
         }
@@ -48,10 +49,10 @@ impl Common {
         if !self.keyed {
             return Err(Error::NoKey);
         }
-        if iv.len() != self.info.iv_size {
+        if iv.len() != self.info.iv_size() {
             return Err(Error::InvalidIvLength {
                 len: iv.len(),
-                expected: self.info.iv_size,
+                expected: self.info.iv_size(),
             });
         }
         Ok(())
@@ -62,11 +63,11 @@ macro_rules! handle_accessors {
     () => {
         /// The algorithm name (`xts(aes)`).
         pub fn algorithm_name(&self) -> &str {
-            &self.common.info.name
+            &self.common.info.name()
         }
         /// The driver that serves this handle (`xts-aes-aesni`).
         pub fn driver_name(&self) -> &str {
-            &self.common.info.driver
+            &self.common.info.driver()
         }
         /// The full description of the driver.
         pub fn info(&self) -> &DriverInfo {
@@ -77,7 +78,7 @@ macro_rules! handle_accessors {
 
 fn wrong_type(info: &DriverInfo, wanted: &'static str) -> Error {
     Error::WrongType {
-        name: info.driver.clone(),
+        name: info.driver().to_string(),
         wanted,
         actual: info.alg_type().name(),
     }
@@ -90,18 +91,24 @@ pub struct Cipher {
 }
 
 impl Cipher {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    /// The self-test runner uses this to exercise drivers that have not passed yet.
-    pub fn from_info(info: Arc<DriverInfo>) -> Result<Cipher> {
-        Self::build(info, None)
+    /// Builds a handle straight from a description, outside the registry's bookkeeping
+    /// (the self-test runner exercises drivers that have not passed yet this way). The
+    /// driver's constructor checks `host` and refuses with [`Error::Unsupported`] if the
+    /// CPU lacks one of its instructions.
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Cipher> {
+        Self::build(info, host, None)
     }
 
-    pub(crate) fn build(info: Arc<DriverInfo>, guard: Option<HandleGuard>) -> Result<Cipher> {
-        let Factory::Cipher(f) = &info.factory else {
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Cipher> {
+        let Factory::Cipher(f) = &info.factory() else {
             return Err(wrong_type(&info, "cipher"));
         };
         Ok(Cipher {
-            imp: f(),
+            imp: f(host)?,
             common: Common {
                 info,
                 keyed: false,
@@ -125,7 +132,7 @@ impl Cipher {
         if !self.common.keyed {
             return Err(Error::NoKey);
         }
-        if !data.len().is_multiple_of(self.common.info.block_size) {
+        if !data.len().is_multiple_of(self.common.info.block_size()) {
             return Err(Error::InvalidLength {
                 len: data.len(),
                 reason: "not a multiple of the block size",
@@ -157,16 +164,20 @@ pub struct Skcipher {
 
 impl Skcipher {
     /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>) -> Result<Skcipher> {
-        Self::build(info, None)
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Skcipher> {
+        Self::build(info, host, None)
     }
 
-    pub(crate) fn build(info: Arc<DriverInfo>, guard: Option<HandleGuard>) -> Result<Skcipher> {
-        let Factory::Skcipher(f) = &info.factory else {
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Skcipher> {
+        let Factory::Skcipher(f) = &info.factory() else {
             return Err(wrong_type(&info, "skcipher"));
         };
         Ok(Skcipher {
-            imp: f(),
+            imp: f(host)?,
             common: Common {
                 info,
                 keyed: false,
@@ -179,7 +190,7 @@ impl Skcipher {
 
     /// IV size in bytes.
     pub fn iv_size(&self) -> usize {
-        self.common.info.iv_size
+        self.common.info.iv_size()
     }
 
     /// Sets the key. For XTS this is both halves; equal halves are refused.
@@ -268,16 +279,20 @@ pub struct Aead {
 
 impl Aead {
     /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>) -> Result<Aead> {
-        Self::build(info, None)
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Aead> {
+        Self::build(info, host, None)
     }
 
-    pub(crate) fn build(info: Arc<DriverInfo>, guard: Option<HandleGuard>) -> Result<Aead> {
-        let Factory::Aead(f) = &info.factory else {
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Aead> {
+        let Factory::Aead(f) = &info.factory() else {
             return Err(wrong_type(&info, "aead"));
         };
         Ok(Aead {
-            imp: f(),
+            imp: f(host)?,
             common: Common {
                 info,
                 keyed: false,
@@ -322,16 +337,20 @@ pub struct Hash {
 
 impl Hash {
     /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>) -> Result<Hash> {
-        Self::build(info, None)
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Hash> {
+        Self::build(info, host, None)
     }
 
-    pub(crate) fn build(info: Arc<DriverInfo>, guard: Option<HandleGuard>) -> Result<Hash> {
-        let Factory::Hash(f) = &info.factory else {
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Hash> {
+        let Factory::Hash(f) = &info.factory() else {
             return Err(wrong_type(&info, "hash"));
         };
         Ok(Hash {
-            imp: f(),
+            imp: f(host)?,
             common: Common {
                 info,
                 keyed: true,
@@ -354,7 +373,7 @@ impl Hash {
 
     /// One-shot digest into `out` (digest size bytes).
     pub fn digest(&self, data: &[u8], out: &mut [u8]) -> Result<()> {
-        if out.len() != self.common.info.out_size {
+        if out.len() != self.common.info.out_size() {
             return Err(Error::InvalidLength {
                 len: out.len(),
                 reason: "output is not the digest size",

@@ -32,6 +32,7 @@ mod cpu;
 mod error;
 mod features;
 mod handle;
+mod host;
 pub mod names;
 mod policy;
 mod registry;
@@ -39,7 +40,7 @@ mod selftest_api;
 mod traits;
 pub mod walk;
 
-pub use alg::{AlgDef, AlgType, Ctor, DriverInfo, Factory, Template};
+pub use alg::{AlgDef, AlgType, Child, Ctor, DriverInfo, Factory, Sizes, Template};
 pub use config::{
     Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
     DEFAULT_CONFIG,
@@ -48,6 +49,7 @@ pub use cpu::{decode_signature, CpuInfo};
 pub use error::{Error, Result};
 pub use features::{Feature, Features};
 pub use handle::{Aead, Cipher, Hash, Skcipher};
+pub use host::HostFeatures;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
     BootOptions, Candidate, DriverReport, Explanation, ListEntry, Registry, SelftestReport,
@@ -60,3 +62,21 @@ pub use walk::Direction;
 
 /// Re-exported so driver crates submit records with the same `inventory` version.
 pub use inventory;
+
+/// The driver author's API, as the kernel's `include/crypto/internal/*.h`: what a crate
+/// that implements algorithms needs (records, constructors, the CPU token, the traits a
+/// driver implements, the walker, name rules) and a service never does. The crate root
+/// keeps the user's API: boot, the registry, handles, configuration, errors, reports.
+pub mod driver {
+    pub use crate::alg::{AlgDef, AlgType, Child, Ctor, DriverInfo, Factory, Sizes, Template};
+    pub use crate::error::{Error, Result};
+    pub use crate::features::{Feature, Features};
+    pub use crate::host::HostFeatures;
+    pub use crate::names;
+    pub use crate::selftest_api::{SelfTester, TestOutcome, TestParams};
+    pub use crate::traits::{
+        check_key_len, AeadImpl, BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl,
+    };
+    pub use crate::walk;
+    pub use inventory;
+}

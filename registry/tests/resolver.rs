@@ -13,17 +13,17 @@ const NO_512: &str = "[cpu]\ndisable = [\"avx512f\"]\n";
 fn highest_passed_priority_wins_with_name_tie_break() {
     let reg = boot(NO_512);
     // toy-aesni and toy-b-tie are both 300: the name that sorts first wins.
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
     reg.set_priority("toy-b-tie", 301).unwrap();
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-b-tie");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-b-tie");
 }
 
 #[test]
 fn exact_driver_name_wins_even_when_lowered() {
     let reg = boot(NO_512);
     reg.set_priority("toy-generic", 1).unwrap();
-    assert_eq!(reg.resolve("toy-generic").unwrap().driver, "toy-generic");
-    assert_ne!(reg.resolve("toy").unwrap().driver, "toy-generic");
+    assert_eq!(reg.resolve("toy-generic").unwrap().driver(), "toy-generic");
+    assert_ne!(reg.resolve("toy").unwrap().driver(), "toy-generic");
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn runtime_priority_moves_new_handles_and_keeps_old_ones() {
         .unwrap();
     assert_eq!(aesni.refcnt, 0);
     reg.clear_priority("toy-generic").unwrap();
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
     assert!(matches!(
         reg.set_priority("no-such", 5),
         Err(Error::NotFound(_))
@@ -105,13 +105,13 @@ fn configuration_priority_and_disable() {
     let reg = boot(
         "[priority]\n\"toy-generic\" = 900\n[disable]\ndrivers = [\"toy-aesni\"]\n[cpu]\ndisable = [\"avx512f\"]\n",
     );
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-generic");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-generic");
     assert!(matches!(reg.resolve("toy-aesni"), Err(Error::Disabled(_))));
     // Runtime beats configuration.
     reg.set_priority("toy-generic", 10).unwrap();
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-b-tie");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-b-tie");
     reg.enable("toy-aesni").unwrap();
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
     reg.disable("toy-aesni").unwrap();
     let e = reg
         .list()
@@ -141,7 +141,11 @@ fn zmm_drivers_are_demoted_on_downclocking_models_and_can_be_restored() {
             .find(|e| e.driver == "toy-avx10_512")
             .unwrap();
         assert_eq!((e.base_priority, e.priority), (800, 1), "{preset}");
-        assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni", "{preset}");
+        assert_eq!(
+            reg.resolve("toy").unwrap().driver(),
+            "toy-aesni",
+            "{preset}"
+        );
         let ex = reg.explain("toy");
         let c = ex
             .candidates
@@ -156,25 +160,25 @@ fn zmm_drivers_are_demoted_on_downclocking_models_and_can_be_restored() {
         assert!(c.verdict.contains("800 -> 1"), "{}", c.verdict);
         // Reachable by driver name, and a runtime priority restores it.
         assert_eq!(
-            reg.resolve("toy-avx10_512").unwrap().driver,
+            reg.resolve("toy-avx10_512").unwrap().driver(),
             "toy-avx10_512"
         );
         reg.set_priority("toy-avx10_512", 800).unwrap();
-        assert_eq!(reg.resolve("toy").unwrap().driver, "toy-avx10_512");
+        assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-avx10_512");
     }
     for preset in ["sapphire-rapids", "zen4"] {
         let reg = boot_with("", Some(preset));
         assert_eq!(
-            reg.resolve("toy").unwrap().driver,
+            reg.resolve("toy").unwrap().driver(),
             "toy-avx10_512",
             "{preset}"
         );
         assert!(reg.policy_matches().is_empty());
     }
     let reg = boot_with("", Some("zen3"));
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
     let reg = boot_with("", Some("generic-x86_64"));
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-generic");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-generic");
 }
 
 #[test]
@@ -183,18 +187,18 @@ fn configuration_restores_a_demoted_zmm_driver() {
         "[priority]\n\"toy-avx10_512\" = 850\n",
         Some("icelake-server"),
     );
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-avx10_512");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-avx10_512");
 }
 
 #[test]
 fn templates_instantiate_on_demand_and_follow_child_priorities() {
     let reg = boot(NO_512);
     let inst = reg.resolve("wrap(toy)").unwrap();
-    assert_eq!(inst.driver, "wrap(toy-aesni)");
-    assert_eq!(inst.name, "wrap(toy)");
-    assert_eq!(inst.base_priority, 300);
-    assert_eq!(inst.children, vec!["toy-aesni"]);
-    assert!(inst.requires.has(Feature::Aes));
+    assert_eq!(inst.driver(), "wrap(toy-aesni)");
+    assert_eq!(inst.name(), "wrap(toy)");
+    assert_eq!(inst.base_priority(), 300);
+    assert_eq!(inst.children(), vec!["toy-aesni"]);
+    assert!(inst.requires().has(Feature::Aes));
     let e = reg
         .list()
         .into_iter()
@@ -204,7 +208,7 @@ fn templates_instantiate_on_demand_and_follow_child_priorities() {
 
     // An explicit child: the kernel's naming.
     assert_eq!(
-        reg.resolve("wrap(toy-generic)").unwrap().driver,
+        reg.resolve("wrap(toy-generic)").unwrap().driver(),
         "wrap(toy-generic)"
     );
 
@@ -214,7 +218,7 @@ fn templates_instantiate_on_demand_and_follow_child_priorities() {
     reg.set_priority("toy-aesni", 50).unwrap();
     assert!(reg.list().iter().all(|e| e.driver != "wrap(toy-aesni)"));
     let rebuilt = reg.resolve("wrap(toy)").unwrap();
-    assert_eq!(rebuilt.driver, "wrap(toy-b-tie)");
+    assert_eq!(rebuilt.driver(), "wrap(toy-b-tie)");
     // The old handle keeps working.
     handle.set_key(&[3; 16]).unwrap();
     let mut data = [9u8; 32];
@@ -245,8 +249,11 @@ fn template_over_failed_child_reports_the_failure() {
 fn gate_without_tests() {
     // mode = off: supported drivers are resolvable untested.
     let reg = boot("[selftest]\nmode = \"off\"\n[cpu]\ndisable = [\"avx512f\"]\n");
-    assert_eq!(reg.resolve("toy").unwrap().driver, "toy-aesni");
-    assert_eq!(reg.resolve("brokenalg").unwrap().driver, "brokenalg-broken");
+    assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
+    assert_eq!(
+        reg.resolve("brokenalg").unwrap().driver(),
+        "brokenalg-broken"
+    );
     let e = reg
         .list()
         .into_iter()

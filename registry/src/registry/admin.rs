@@ -12,6 +12,7 @@ impl Registry {
     /// other instances, on `driver`. Live handles keep what they were built with.
     pub(super) fn invalidate(&self, inner: &mut Inner, driver: &str) {
         inner.cache.clear();
+        inner.generation += 1;
         let mut gone: BTreeSet<String> = BTreeSet::from([driver.to_string()]);
         loop {
             let more: Vec<String> = inner
@@ -21,10 +22,10 @@ impl Registry {
                     // Instances under test go too: their tester holds its own `Arc`, and a
                     // result it records later under the same driver name describes the
                     // same code over the same children, so it stays true of a rebuild.
-                    !gone.contains(&e.info.driver)
-                        && e.info.children.iter().any(|c| gone.contains(c))
+                    !gone.contains(e.info.driver())
+                        && e.info.children().iter().any(|c| gone.contains(c))
                 })
-                .map(|e| e.info.driver.clone())
+                .map(|e| e.info.driver().to_string())
                 .collect();
             if more.is_empty() {
                 break;

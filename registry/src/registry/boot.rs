@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 use crate::names::parse_template_call;
 use crate::policy::CpuPolicy;
 
+use crate::host::HostFeatures;
+
 use super::{BootOptions, Entry, Inner, Registry, TestState};
 
 fn fresh_seed() -> u64 {
@@ -37,19 +39,26 @@ impl Registry {
         let host = native.features.minus(masked);
         let cpu = opts.cpu.unwrap_or(native).without(masked);
         let simulated = cpu.source != "native";
+        // A simulated or configured CPU can only remove features from what this machine
+        // has: never add one.
+        let token = HostFeatures::detect()
+            .without(masked)
+            .restricted_to(cpu.features);
         let policy_rows = CpuPolicy::embedded().matches(&cpu);
         let seed = opts.config.selftest.seed.unwrap_or_else(fresh_seed);
 
         let mut inner = Inner::default();
         for def in inventory::iter::<AlgDef> {
             let info = def.to_info();
-            if inner.entries.contains_key(&info.driver) {
+            if inner.entries.contains_key(info.driver()) {
                 return Err(Error::Config(format!(
                     "driver {:?} registered twice",
-                    info.driver
+                    info.driver()
                 )));
             }
-            inner.entries.insert(info.driver.clone(), Entry::new(info));
+            inner
+                .entries
+                .insert(info.driver().to_string(), Entry::new(info));
         }
         for name in opts
             .config
@@ -68,6 +77,7 @@ impl Registry {
         let mut reg = Registry {
             cpu,
             host,
+            token,
             simulated,
             config: opts.config,
             policy_rows,
@@ -88,7 +98,7 @@ impl Registry {
                 .find(|e| e.state == TestState::Failed)
             {
                 return Err(Error::BootAborted {
-                    driver: e.info.driver.clone(),
+                    driver: e.info.driver().to_string(),
                     report: e.outcome.failures.first().cloned().unwrap_or_default(),
                 });
             }
@@ -107,7 +117,7 @@ impl Registry {
                 .entries
                 .values()
                 .filter(|e| self.testable(&e.info))
-                .map(|e| e.info.driver.clone())
+                .map(|e| e.info.driver().to_string())
                 .collect();
             // Pop order: generic references first, so others find them passed.
             names.sort_by_key(|d| !crate::names::is_generic_driver(d));

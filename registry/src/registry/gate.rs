@@ -19,9 +19,10 @@ impl Registry {
 
     /// Whether this host may execute `info` and the planned CPU supports it.
     pub(super) fn testable(&self, info: &DriverInfo) -> bool {
-        info.requires.minus(self.cpu.features).is_empty()
-            && info.requires.minus(self.host).is_empty()
+        info.requires().minus(self.token.features()).is_empty()
     }
+
+    /// Runs the self-test of `driver` unless it already ran; waits if another thread is
     /// running it.
     pub(super) fn ensure_tested(&self, driver: &str) {
         let mut inner = self.inner.lock();
@@ -75,7 +76,7 @@ impl Registry {
         let outcome = catch_unwind(AssertUnwindSafe(|| tester.test(self, info, params)))
             .unwrap_or_else(|_| TestOutcome {
                 tests: 1,
-                failures: vec![format!("selftest: {}: the test panicked", info.driver)],
+                failures: vec![format!("selftest: {}: the test panicked", info.driver())],
             });
         (outcome, start.elapsed())
     }
@@ -92,11 +93,7 @@ impl Registry {
             if !self.testable(&e.info) {
                 return Err(Error::Unsupported {
                     driver: driver.to_string(),
-                    missing: e
-                        .info
-                        .requires
-                        .minus(self.host.intersect(self.cpu.features))
-                        .to_string(),
+                    missing: e.info.requires().minus(self.token.features()).to_string(),
                 });
             }
             Arc::clone(&e.info)
@@ -116,6 +113,7 @@ impl Registry {
             e.elapsed = elapsed;
         }
         inner.cache.clear();
+        inner.generation += 1;
         self.tested.notify_all();
         Ok(outcome)
     }

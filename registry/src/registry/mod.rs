@@ -33,6 +33,7 @@ use crate::config::{Config, SelftestMode};
 use crate::cpu::CpuInfo;
 use crate::error::Error;
 use crate::features::Features;
+use crate::host::HostFeatures;
 use crate::policy::{ModelRow, ZMM_DEMOTED_PRIORITY};
 use crate::selftest_api::{SelfTester, TestOutcome};
 
@@ -74,6 +75,10 @@ struct Inner {
     runtime_priority: HashMap<String, u32>,
     runtime_disabled: HashMap<String, bool>,
     cache: HashMap<String, String>,
+    /// Bumped by every change that can alter a choice (priority, enable/disable, a
+    /// re-test): an instance built over children chosen under an older generation is
+    /// discarded and rebuilt instead of being inserted.
+    generation: u64,
 }
 
 /// Why an entry can or cannot serve a request right now.
@@ -88,6 +93,8 @@ enum Eligibility {
 pub struct Registry {
     cpu: CpuInfo,
     host: Features,
+    /// The token every driver is built with: `host` limited to the planned CPU.
+    token: HostFeatures,
     simulated: bool,
     config: Config,
     policy_rows: Vec<ModelRow>,
@@ -110,29 +117,29 @@ impl Registry {
 
     /// The CPU policy's priority for a driver, if the policy applies.
     fn policy_priority(&self, info: &DriverInfo) -> Option<u32> {
-        (info.uses_zmm && !self.policy_rows.is_empty()).then_some(ZMM_DEMOTED_PRIORITY)
+        (info.uses_zmm() && !self.policy_rows.is_empty()).then_some(ZMM_DEMOTED_PRIORITY)
     }
 
     /// Runtime override > configuration > CPU policy > base.
     fn priority_of(&self, inner: &Inner, info: &DriverInfo) -> u32 {
         inner
             .runtime_priority
-            .get(&info.driver)
+            .get(info.driver())
             .copied()
-            .or_else(|| self.config.priority.get(&info.driver).copied())
+            .or_else(|| self.config.priority.get(info.driver()).copied())
             .or_else(|| self.policy_priority(info))
-            .unwrap_or(info.base_priority)
+            .unwrap_or(info.base_priority())
     }
 
     fn eligibility(&self, inner: &Inner, e: &Entry) -> Eligibility {
-        let driver = &e.info.driver;
+        let driver = e.info.driver();
         if self.disabled(inner, driver) {
-            return Eligibility::Refused(Error::Disabled(driver.clone()));
+            return Eligibility::Refused(Error::Disabled(driver.to_string()));
         }
-        let missing = e.info.requires.minus(self.cpu.features);
+        let missing = e.info.requires().minus(self.cpu.features);
         if !missing.is_empty() {
             return Eligibility::Refused(Error::Unsupported {
-                driver: driver.clone(),
+                driver: driver.to_string(),
                 missing: missing.to_string(),
             });
         }
@@ -140,31 +147,29 @@ impl Registry {
             TestState::Passed => Eligibility::Usable,
             TestState::Testing => Eligibility::UnderTest,
             TestState::Failed => Eligibility::Refused(Error::SelfTestFailed {
-                name: e.info.name.clone(),
-                driver: driver.clone(),
+                name: e.info.name().to_string(),
+                driver: driver.to_string(),
                 report: e.outcome.failures.first().cloned().unwrap_or_default(),
             }),
             TestState::Untested => {
                 if self.config.selftest.mode == SelftestMode::Off {
                     Eligibility::Usable
-                } else if !e.info.requires.minus(self.host).is_empty() {
+                } else if !e.info.requires().minus(self.token.features()).is_empty() {
                     // Simulated CPU: planned for, never executed here.
                     Eligibility::Usable
                 } else if self.tester.is_some() {
                     Eligibility::NeedsTest
                 } else {
-                    Eligibility::Refused(Error::NotTested(driver.clone()))
+                    Eligibility::Refused(Error::NotTested(driver.to_string()))
                 }
             }
         }
     }
 
-    /// Runs the self-test of `driver` unless it already ran; waits if another thread is
-
     fn state_name(&self, inner: &Inner, e: &Entry) -> &'static str {
-        if self.disabled(inner, &e.info.driver) {
+        if self.disabled(inner, e.info.driver()) {
             "disabled"
-        } else if !e.info.requires.minus(self.cpu.features).is_empty() {
+        } else if !e.info.requires().minus(self.cpu.features).is_empty() {
             "unsupported"
         } else {
             match e.state {
@@ -183,7 +188,7 @@ impl Registry {
             .entries
             .values()
             .filter(|e| !e.info.is_instance())
-            .map(|e| e.info.name.clone())
+            .map(|e| e.info.name().to_string())
             .collect();
         set.into_iter().collect()
     }
@@ -196,6 +201,13 @@ impl Registry {
     /// The CPU identity planned for.
     pub fn cpu(&self) -> &CpuInfo {
         &self.cpu
+    }
+
+    /// The CPU token every driver of this registry is built with: this machine's
+    /// features, less the `[cpu] disable` mask, limited to the planned CPU. The
+    /// self-test runner builds the drivers it tests with it.
+    pub fn host_token(&self) -> HostFeatures {
+        self.token
     }
 
     /// Features this host can execute (after `cpu.disable` masks).

@@ -47,6 +47,9 @@ pub struct ListEntry {
 pub struct Candidate {
     /// Driver name.
     pub driver: String,
+    /// A template instance rather than a concrete driver (at equal priority, concrete
+    /// drivers come first).
+    pub instance: bool,
     /// Effective priority.
     pub priority: u32,
     /// Base priority.
@@ -100,15 +103,15 @@ pub struct DriverReport {
 impl Registry {
     pub(super) fn list_entry(&self, inner: &Inner, e: &Entry) -> ListEntry {
         ListEntry {
-            name: e.info.name.clone(),
-            driver: e.info.driver.clone(),
+            name: e.info.name().to_string(),
+            driver: e.info.driver().to_string(),
             alg_type: e.info.alg_type().name(),
             priority: self.priority_of(inner, &e.info),
-            base_priority: e.info.base_priority,
+            base_priority: e.info.base_priority(),
             state: self.state_name(inner, e),
-            uses_zmm: e.info.uses_zmm,
-            requires: e.info.requires.names(),
-            missing: e.info.requires.minus(self.cpu.features).names(),
+            uses_zmm: e.info.uses_zmm(),
+            requires: e.info.requires().names(),
+            missing: e.info.requires().minus(self.cpu.features).names(),
             refcnt: e.handles.load(Ordering::Relaxed),
             instance: e.info.is_instance(),
             tests: e.outcome.tests,
@@ -162,13 +165,16 @@ impl Registry {
     /// Every candidate for `name` and why it was or was not chosen. May instantiate
     /// templates and run the self-tests the choice needs, as a real request would.
     pub fn explain(&self, name: &str) -> Explanation {
-        let chosen = self.choose(name, 0);
+        let chosen = self.choose(name, 0).map(|c| c.info.driver().to_string());
         let inner = self.inner.lock();
         // The chosen entry may already be gone again if another thread changed a
         // priority since; the explanation then describes the table as it is now.
-        let chosen_entry = chosen.as_ref().ok().and_then(|k| inner.entries.get(k));
+        let chosen_entry = chosen
+            .as_ref()
+            .ok()
+            .and_then(|k| inner.entries.get(k.as_str()));
         let alg_name = match chosen_entry.or_else(|| inner.entries.get(name)) {
-            Some(e) => e.info.name.clone(),
+            Some(e) => e.info.name().to_string(),
             None => name.to_string(),
         };
         let chosen_key = chosen.as_ref().ok();
@@ -178,7 +184,9 @@ impl Registry {
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()
-            .filter(|e| e.info.name == alg_name || Some(&e.info.driver) == chosen_key)
+            .filter(|e| {
+                e.info.name() == alg_name || Some(e.info.driver()) == chosen_key.map(String::as_str)
+            })
             .map(|e| {
                 let priority = self.priority_of(&inner, &e.info);
                 let state = self.state_name(&inner, e);
@@ -188,12 +196,12 @@ impl Registry {
                     let model = self.policy_rows.first().map_or("", |r| r.name.as_str());
                     format!(
                         "zmm-excluded on this model, {model} ({} -> {ZMM_DEMOTED_PRIORITY})",
-                        e.info.base_priority
+                        e.info.base_priority()
                     )
                 });
-                let missing = e.info.requires.minus(self.cpu.features);
-                let host_missing = e.info.requires.minus(self.host);
-                let mut verdict = if Some(&e.info.driver) == chosen_key {
+                let missing = e.info.requires().minus(self.cpu.features);
+                let host_missing = e.info.requires().minus(self.host);
+                let mut verdict = if Some(e.info.driver()) == chosen_key.map(String::as_str) {
                     "chosen".to_string()
                 } else if state == "disabled" {
                     "disabled".to_string()
@@ -213,7 +221,7 @@ impl Registry {
                 } else {
                     state.to_string()
                 };
-                if Some(&e.info.driver) == chosen_key {
+                if Some(e.info.driver()) == chosen_key.map(String::as_str) {
                     if let Some(note) = &zmm_note {
                         verdict = format!("chosen ({note})");
                     }
@@ -222,9 +230,10 @@ impl Registry {
                     verdict.push_str(&format!(" [not run: this host lacks {host_missing}]"));
                 }
                 Candidate {
-                    driver: e.info.driver.clone(),
+                    driver: e.info.driver().to_string(),
+                    instance: e.info.is_instance(),
                     priority,
-                    base_priority: e.info.base_priority,
+                    base_priority: e.info.base_priority(),
                     state,
                     verdict,
                 }
@@ -233,6 +242,7 @@ impl Registry {
         candidates.sort_by(|a, b| {
             b.priority
                 .cmp(&a.priority)
+                .then_with(|| a.instance.cmp(&b.instance))
                 .then_with(|| a.driver.cmp(&b.driver))
         });
         if let Some(k) = chosen_key {
@@ -266,7 +276,7 @@ impl Registry {
                 // Instances built only to be looked at (explain) and never needed.
                 .filter(|e| !(e.info.is_instance() && e.state == TestState::Untested))
                 .map(|e| DriverReport {
-                    driver: e.info.driver.clone(),
+                    driver: e.info.driver().to_string(),
                     state: self.state_name(&inner, e),
                     tests: e.outcome.tests,
                     failures: e.outcome.failures.clone(),

@@ -1,86 +1,125 @@
 //! Resolution: the driver that serves a name (exact driver names, then the highest
 //! effective priority among usable entries and the template instance the name describes),
 //! and the handles built on it.
+//!
+//! Every path that chooses an entry returns what it chose — the description and its
+//! handle counter, taken under the same lock as the eligibility check — instead of a key
+//! to fetch again later: a concurrent priority change may drop an instance between two
+//! locks, and a resolution must never fail because of that.
 
+use std::cmp::Ordering as CmpOrdering;
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
-use crate::alg::DriverInfo;
+use crate::alg::{Child, DriverInfo};
 use crate::error::{Error, Result};
-use crate::features::Features;
 use crate::handle::{Aead, Cipher, HandleGuard, Hash, Skcipher};
 use crate::names::parse_template_call;
 
-use super::{Eligibility, Entry, Registry};
+use super::{Eligibility, Entry, Inner, Registry};
+
+/// What a resolution hands back: the entry's description and its live-handle counter.
+pub(super) struct Chosen {
+    pub(super) info: Arc<DriverInfo>,
+    pub(super) handles: Arc<AtomicUsize>,
+}
+
+impl Chosen {
+    fn of(e: &Entry) -> Chosen {
+        Chosen {
+            info: Arc::clone(&e.info),
+            handles: Arc::clone(&e.handles),
+        }
+    }
+}
+
+/// The order of candidates for one algorithm name: highest effective priority first; at
+/// equal priority a concrete driver before a template instance (the kernel never builds
+/// an instance when a registered driver answers the name), then the driver name that
+/// sorts first, so the answer never depends on link order.
+pub(super) fn candidate_order(a: (u32, &DriverInfo), b: (u32, &DriverInfo)) -> CmpOrdering {
+    b.0.cmp(&a.0)
+        .then_with(|| a.1.is_instance().cmp(&b.1.is_instance()))
+        .then_with(|| a.1.driver().cmp(b.1.driver()))
+}
 
 impl Registry {
     /// Builds (or finds) the template instance a name asks for, over the best children.
     /// `None` when the name is not a template call of a known template.
-    pub(super) fn template_instance(&self, name: &str, depth: usize) -> Option<Result<String>> {
+    ///
+    /// The children are chosen without the table lock (choosing may run self-tests), so
+    /// the instance is inserted only if no change happened meanwhile (the generation is
+    /// unchanged); otherwise it is rebuilt over the children chosen now. A disabled or
+    /// demoted child can therefore never enter through an instance built just before the
+    /// change.
+    pub(super) fn template_instance(&self, name: &str, depth: usize) -> Option<Result<()>> {
         let (tmpl_name, args) = parse_template_call(name)?;
         let tmpl = *self.templates.iter().find(|t| t.name == tmpl_name)?;
         if args.len() != tmpl.child_types.len() {
             return Some(Err(Error::NotFound(name.to_string())));
         }
-        let mut children = Vec::with_capacity(args.len());
-        for (arg, &want) in args.iter().zip(tmpl.child_types) {
-            let request = (tmpl.child_request)(arg);
-            let key = match self.choose(&request, depth + 1) {
-                Ok(k) => k,
+        loop {
+            let generation = self.inner.lock().generation;
+            let mut children = Vec::with_capacity(args.len());
+            for (arg, &want) in args.iter().zip(tmpl.child_types) {
+                let request = (tmpl.child_request)(arg);
+                let chosen = match self.choose(&request, depth + 1) {
+                    Ok(c) => c,
+                    Err(e) => return Some(Err(e)),
+                };
+                if chosen.info.alg_type() != want {
+                    return Some(Err(Error::WrongType {
+                        name: request,
+                        wanted: want.name(),
+                        actual: chosen.info.alg_type().name(),
+                    }));
+                }
+                let priority = self.priority_of(&self.inner.lock(), &chosen.info);
+                children.push(Child::new(chosen.info, priority));
+            }
+            let inst = match (tmpl.create)(&children) {
+                Ok(i) => i,
                 Err(e) => return Some(Err(e)),
             };
-            let inner = self.inner.lock();
-            let Some(e) = inner.entries.get(&key) else {
-                return Some(Err(Error::NotFound(request)));
-            };
-            if e.info.alg_type() != want {
-                return Some(Err(Error::WrongType {
-                    name: request,
-                    wanted: want.name(),
-                    actual: e.info.alg_type().name(),
-                }));
+            let mut inner = self.inner.lock();
+            if inner.generation != generation {
+                continue;
             }
-            let mut child = (*e.info).clone();
-            child.base_priority = self.priority_of(&inner, &e.info);
-            children.push(child);
+            inner
+                .entries
+                .entry(inst.driver().to_string())
+                .or_insert_with(|| Entry::new(inst));
+            return Some(Ok(()));
         }
-        let mut inst = match (tmpl.create)(&children) {
-            Ok(i) => i,
-            Err(e) => return Some(Err(e)),
-        };
-        inst.requires = children
-            .iter()
-            .fold(Features::EMPTY, |a, c| a.union(c.requires));
-        inst.uses_zmm = children.iter().any(|c| c.uses_zmm);
-        inst.children = children.iter().map(|c| c.driver.clone()).collect();
-        let driver = inst.driver.clone();
-        let mut inner = self.inner.lock();
-        inner
-            .entries
-            .entry(driver.clone())
-            .or_insert_with(|| Entry::new(inst));
-        Some(Ok(driver))
     }
 
-    /// Resolves a name to the key of the entry that serves it, testing on demand.
-    pub(super) fn choose(&self, name: &str, depth: usize) -> Result<String> {
+    /// The usable entry the cache remembers for `name`, if it is still usable.
+    fn cached(&self, inner: &mut Inner, name: &str) -> Option<Chosen> {
+        let key = inner.cache.get(name)?;
+        if let Some(e) = inner.entries.get(key) {
+            if let Eligibility::Usable = self.eligibility(inner, e) {
+                return Some(Chosen::of(e));
+            }
+        }
+        inner.cache.remove(name);
+        None
+    }
+
+    /// Resolves a name to the entry that serves it, testing on demand.
+    pub(super) fn choose(&self, name: &str, depth: usize) -> Result<Chosen> {
         if depth > 16 {
             return Err(Error::NotFound(name.to_string()));
         }
         loop {
             {
                 let mut inner = self.inner.lock();
-                if let Some(key) = inner.cache.get(name).cloned() {
-                    if let Some(e) = inner.entries.get(&key) {
-                        if let Eligibility::Usable = self.eligibility(&inner, e) {
-                            return Ok(key);
-                        }
-                    }
-                    inner.cache.remove(name);
+                if let Some(c) = self.cached(&mut inner, name) {
+                    return Ok(c);
                 }
                 // An exact driver name wins outright, whatever its priority.
                 if let Some(e) = inner.entries.get(name) {
                     match self.eligibility(&inner, e) {
-                        Eligibility::Usable => return Ok(name.to_string()),
+                        Eligibility::Usable => return Ok(Chosen::of(e)),
                         Eligibility::Refused(err) => return Err(err),
                         Eligibility::UnderTest => {
                             self.tested.wait(&mut inner);
@@ -96,42 +135,36 @@ impl Registry {
             }
             let instance = self.template_instance(name, depth);
             let mut inner = self.inner.lock();
-            let mut keys: Vec<(u32, String)> = inner
+            let mut candidates: Vec<(u32, &Entry)> = inner
                 .entries
                 .values()
-                .filter(|e| e.info.name == name)
-                .map(|e| (self.priority_of(&inner, &e.info), e.info.driver.clone()))
+                .filter(|e| e.info.name() == name)
+                .map(|e| (self.priority_of(&inner, &e.info), e))
                 .collect();
-            if let Some(Ok(k)) = &instance {
-                if !keys.iter().any(|(_, d)| d == k) {
-                    // Another thread's priority change may have dropped the instance
-                    // between its creation and this lock: build it again.
-                    let Some(e) = inner.entries.get(k) else {
-                        continue;
-                    };
-                    keys.push((self.priority_of(&inner, &e.info), k.clone()));
+            if let Some(Ok(())) = &instance {
+                if !candidates.iter().any(|(_, e)| e.info.is_instance()) {
+                    // A change since the instance went in dropped it: build it again.
+                    continue;
                 }
             }
-            keys.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            candidates.sort_by(|a, b| candidate_order((a.0, &a.1.info), (b.0, &b.1.info)));
             let mut first_refusal: Option<Error> = None;
             let mut failed: Option<Error> = None;
-            let mut retry = false;
-            for (_, key) in &keys {
-                match self.eligibility(&inner, &inner.entries[key]) {
+            let mut wait_for: Option<(String, bool)> = None;
+            for (_, e) in &candidates {
+                match self.eligibility(&inner, e) {
                     Eligibility::Usable => {
-                        inner.cache.insert(name.to_string(), key.clone());
-                        return Ok(key.clone());
+                        let chosen = Chosen::of(e);
+                        let key = e.info.driver().to_string();
+                        inner.cache.insert(name.to_string(), key);
+                        return Ok(chosen);
                     }
                     Eligibility::NeedsTest => {
-                        let key = key.clone();
-                        drop(inner);
-                        self.ensure_tested(&key);
-                        retry = true;
+                        wait_for = Some((e.info.driver().to_string(), true));
                         break;
                     }
                     Eligibility::UnderTest => {
-                        self.tested.wait(&mut inner);
-                        retry = true;
+                        wait_for = Some((e.info.driver().to_string(), false));
                         break;
                     }
                     Eligibility::Refused(err) => {
@@ -142,8 +175,17 @@ impl Registry {
                     }
                 }
             }
-            if retry {
-                continue;
+            match wait_for {
+                Some((key, true)) => {
+                    drop(inner);
+                    self.ensure_tested(&key);
+                    continue;
+                }
+                Some((_, false)) => {
+                    self.tested.wait(&mut inner);
+                    continue;
+                }
+                None => {}
             }
             if let Some(Error::SelfTestFailed { driver, report, .. }) = failed {
                 return Err(Error::SelfTestFailed {
@@ -162,54 +204,39 @@ impl Registry {
 
     /// The driver a name resolves to now.
     pub fn resolve(&self, name: &str) -> Result<Arc<DriverInfo>> {
-        let key = self.choose(name, 0)?;
-        let inner = self.inner.lock();
-        inner
-            .entries
-            .get(&key)
-            .map(|e| Arc::clone(&e.info))
-            .ok_or_else(|| Error::NotFound(name.to_string()))
+        Ok(self.choose(name, 0)?.info)
     }
 
-    /// Resolves and counts a new handle; refuses drivers this host cannot execute.
-    pub(super) fn checkout(&self, name: &str) -> Result<(Arc<DriverInfo>, HandleGuard)> {
-        let key = self.choose(name, 0)?;
-        let inner = self.inner.lock();
-        let e = inner
-            .entries
-            .get(&key)
-            .ok_or_else(|| Error::NotFound(name.to_string()))?;
-        let host_missing = e.info.requires.minus(self.host);
-        if !host_missing.is_empty() {
-            return Err(Error::Unsupported {
-                driver: key,
-                missing: host_missing.to_string(),
-            });
-        }
-        Ok((Arc::clone(&e.info), HandleGuard::new(&e.handles)))
+    /// Resolves and counts a new handle. The driver is built with the registry's token,
+    /// so a driver the (masked, possibly simulated) CPU lacks features for is refused by
+    /// its own constructor as well as by the checks above.
+    fn checkout(&self, name: &str) -> Result<(Arc<DriverInfo>, HandleGuard)> {
+        let chosen = self.choose(name, 0)?;
+        let guard = HandleGuard::new(&chosen.handles);
+        Ok((chosen.info, guard))
     }
 
     /// Allocates a block-cipher handle (`aes`).
     pub fn alloc_cipher(&self, name: &str) -> Result<Cipher> {
         let (info, guard) = self.checkout(name)?;
-        Cipher::build(info, Some(guard))
+        Cipher::build(info, &self.token, Some(guard))
     }
 
     /// Allocates an skcipher handle (`xts(aes)`).
     pub fn alloc_skcipher(&self, name: &str) -> Result<Skcipher> {
         let (info, guard) = self.checkout(name)?;
-        Skcipher::build(info, Some(guard))
+        Skcipher::build(info, &self.token, Some(guard))
     }
 
     /// Allocates an AEAD handle.
     pub fn alloc_aead(&self, name: &str) -> Result<Aead> {
         let (info, guard) = self.checkout(name)?;
-        Aead::build(info, Some(guard))
+        Aead::build(info, &self.token, Some(guard))
     }
 
     /// Allocates a hash handle.
     pub fn alloc_hash(&self, name: &str) -> Result<Hash> {
         let (info, guard) = self.checkout(name)?;
-        Hash::build(info, Some(guard))
+        Hash::build(info, &self.token, Some(guard))
     }
 }

@@ -39,8 +39,8 @@ impl BlockCipherImpl for ToyCipher {
 }
 
 /// Same as ToyCipher but with a distinct identity for "fast" drivers.
-fn toy() -> Box<dyn BlockCipherImpl> {
-    Box::new(ToyCipher::default())
+fn toy(_: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>> {
+    Ok(Box::new(ToyCipher::default()))
 }
 
 /// A stream cipher whose keystream byte at position p is key[p % 16] ^ iv[p % 16] ^ p.
@@ -97,18 +97,16 @@ impl SkcipherImpl for ToyStream {
 macro_rules! toy_cipher {
     ($driver:literal, $prio:literal, $req:expr, $zmm:literal) => {
         inventory::submit! {
-            AlgDef {
-                name: "toy",
-                driver: $driver,
-                priority: $prio,
-                requires: $req,
-                uses_zmm: $zmm,
-                block_size: 16,
-                min_key: 16,
-                max_key: 16,
-                iv_size: 0,
-                out_size: 0,
-                ctor: Ctor::Cipher(toy),
+            {
+                let def = AlgDef::new("toy", $driver, $prio, Ctor::Cipher(toy))
+                    .requires($req)
+                    .block_size(16)
+                    .key_sizes(16, 16);
+                if $zmm {
+                    def.uses_zmm()
+                } else {
+                    def
+                }
             }
         }
     };
@@ -121,35 +119,15 @@ toy_cipher!("toy-b-tie", 300, &[Feature::Aes], false);
 toy_cipher!("broken-only-generic", 100, &[], false);
 
 inventory::submit! {
-    AlgDef {
-        name: "brokenalg",
-        driver: "brokenalg-broken",
-        priority: 500,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 16,
-        iv_size: 0,
-        out_size: 0,
-        ctor: Ctor::Cipher(toy),
-    }
+    AlgDef::new("brokenalg", "brokenalg-broken", 500, Ctor::Cipher(toy))
+        .block_size(16)
+        .key_sizes(16, 16)
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "toystream",
-        driver: "toystream-generic",
-        priority: 100,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 1,
-        min_key: 16,
-        max_key: 16,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(|| Box::new(ToyStream::default())),
-    }
+    AlgDef::new("toystream", "toystream-generic", 100, Ctor::Skcipher(|_| Ok(Box::new(ToyStream::default()))))
+        .key_sizes(16, 16)
+        .iv_size(16)
 }
 
 /// `wrap(X)`: an "ECB" over any 16-byte cipher, priority = child's.
@@ -184,25 +162,25 @@ impl SkcipherImpl for Wrap {
     fn decrypt_tail(&self, _: &mut ChainState, _: &mut [u8]) {}
 }
 
-fn create_wrap(children: &[DriverInfo]) -> Result<DriverInfo> {
-    let child = &children[0];
-    let Factory::Cipher(make) = child.factory.clone() else {
-        return Err(Error::NotFound(child.driver.clone()));
+fn create_wrap(children: &[Child]) -> Result<DriverInfo> {
+    let child = children[0].info();
+    let Factory::Cipher(make) = child.factory().clone() else {
+        return Err(Error::NotFound(child.driver().to_string()));
     };
-    Ok(DriverInfo {
-        name: format!("wrap({})", child.name),
-        driver: format!("wrap({})", child.driver),
-        base_priority: child.base_priority,
-        requires: Features::EMPTY,
-        uses_zmm: false,
-        block_size: 16,
-        min_key: child.min_key,
-        max_key: child.max_key,
-        iv_size: 0,
-        out_size: 0,
-        factory: Factory::Skcipher(Arc::new(move || Box::new(Wrap { inner: make() }))),
-        children: Vec::new(),
-    })
+    Ok(DriverInfo::instance(
+        format!("wrap({})", child.name()),
+        format!("wrap({})", child.driver()),
+        children[0].priority(),
+        Sizes {
+            iv: 0,
+            out: 0,
+            ..child.sizes()
+        },
+        Factory::Skcipher(Arc::new(move |host: &HostFeatures| {
+            Ok(Box::new(Wrap { inner: make(host)? }) as Box<dyn SkcipherImpl>)
+        })),
+        children,
+    ))
 }
 
 inventory::submit! {
@@ -223,12 +201,12 @@ impl SelfTester for ToyTester {
     fn test(&self, _: &Registry, driver: &Arc<DriverInfo>, _: &TestParams) -> TestOutcome {
         self.calls
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if driver.driver.contains("broken") {
+        if driver.driver().contains("broken") {
             TestOutcome {
                 tests: 1,
                 failures: vec![format!(
                     "selftest: toy: {} is broken; seed=0x1",
-                    driver.driver
+                    driver.driver()
                 )],
             }
         } else {
