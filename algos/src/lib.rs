@@ -10,7 +10,7 @@
 #![deny(unsafe_code)]
 
 pub mod aes;
-pub mod modes;
+pub mod templates;
 #[cfg(target_arch = "x86_64")]
-pub mod vaes;
+pub(crate) mod x86;
 pub mod xts_util;

@@ -18,8 +18,8 @@
 //!
 //! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512`.
 
+use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::aes::AesGeneric;
-use cryptoreg_algos::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::xts_util::gf128_mul_x_ble;
 use cryptoreg_registry::BlockCipherImpl;
 

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{Cipher, Direction, DriverInfo, Registry, Result, Skcipher};
+use cryptoreg_registry::{Cipher, Direction, DriverInfo, HostFeatures, Registry, Result, Skcipher};
 
 use crate::config::{split_lengths, Division, Placement, TestConfig};
 
@@ -135,7 +135,7 @@ pub(crate) trait Handle: Sized {
     /// Whether the type takes one contiguous buffer only (a block cipher).
     const SINGLE_BUFFER: bool;
     /// The driver under test, outside the registry's bookkeeping.
-    fn from_info(info: Arc<DriverInfo>) -> Result<Self>;
+    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self>;
     /// The generic reference, resolved by name.
     fn alloc_reference(registry: &Registry, name: &str) -> Result<Self>;
     fn driver(&self) -> &str;
@@ -154,8 +154,8 @@ pub(crate) trait Handle: Sized {
 
 impl Handle for Skcipher {
     const SINGLE_BUFFER: bool = false;
-    fn from_info(info: Arc<DriverInfo>) -> Result<Self> {
-        Skcipher::from_info(info)
+    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self> {
+        Skcipher::from_info(info, host)
     }
     fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
         registry.alloc_skcipher(name)
@@ -187,8 +187,8 @@ impl Handle for Skcipher {
 
 impl Handle for Cipher {
     const SINGLE_BUFFER: bool = true;
-    fn from_info(info: Arc<DriverInfo>) -> Result<Self> {
-        Cipher::from_info(info)
+    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self> {
+        Cipher::from_info(info, host)
     }
     fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
         registry.alloc_cipher(name)

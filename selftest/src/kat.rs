@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{AlgType, Cipher, Direction, DriverInfo, Skcipher};
+use cryptoreg_registry::{AlgType, Cipher, Direction, DriverInfo, HostFeatures, Skcipher};
 
 use crate::config::TestConfig;
 use crate::exec::{misaligned, Handle};
@@ -15,18 +15,27 @@ use crate::vectors::Vector;
 
 /// Runs the known answers for `info` and adds the checks to `tally`. `vectors` is the
 /// algorithm's list, already found non-empty.
-pub(crate) fn run(info: &Arc<DriverInfo>, vectors: &[Vector], tally: &mut Tally) {
+pub(crate) fn run(
+    info: &Arc<DriverInfo>,
+    host: &HostFeatures,
+    vectors: &[Vector],
+    tally: &mut Tally,
+) {
     match info.alg_type() {
-        AlgType::Skcipher => {
-            run_vectors::<Skcipher>(info, vectors, &TestConfig::known_answer_configs(), tally)
-        }
-        AlgType::Cipher => run_vectors::<Cipher>(info, vectors, &cipher_configs(), tally),
-        ty @ (AlgType::Aead | AlgType::Hash) => tally.failures.push(driver_line(
+        AlgType::Skcipher => run_vectors::<Skcipher>(
+            info,
+            host,
+            vectors,
+            &TestConfig::known_answer_configs(),
+            tally,
+        ),
+        AlgType::Cipher => run_vectors::<Cipher>(info, host, vectors, &cipher_configs(), tally),
+        ty => tally.failures.push(driver_line(
             ty,
-            &info.driver,
+            &info.driver(),
             &format!(
                 "no known-answer runner for {ty} algorithms yet; {} is untested",
-                info.name
+                info.name()
             ),
         )),
     }
@@ -40,17 +49,18 @@ pub const MAX_FAILING_VECTORS: usize = 5;
 /// [`MAX_FAILING_VECTORS`] failing vectors.
 fn run_vectors<H: Handle>(
     info: &Arc<DriverInfo>,
+    host: &HostFeatures,
     vectors: &[Vector],
     configs: &[TestConfig],
     tally: &mut Tally,
 ) {
-    let mut handle = match H::from_info(Arc::clone(info)) {
+    let mut handle = match H::from_info(Arc::clone(info), host) {
         Ok(h) => h,
         Err(e) => {
             let msg = format!("cannot build a handle: {e}");
             return tally
                 .failures
-                .push(driver_line(info.alg_type(), &info.driver, &msg));
+                .push(driver_line(info.alg_type(), &info.driver(), &msg));
         }
     };
     let mut failing = 0;
@@ -72,7 +82,7 @@ fn run_vector<H: Handle>(
     configs: &[TestConfig],
     tally: &mut Tally,
 ) -> bool {
-    let (ty, driver) = (info.alg_type(), info.driver.as_str());
+    let (ty, driver) = (info.alg_type(), info.driver());
     for cfg in configs {
         let case = Case {
             vector: &v.source,

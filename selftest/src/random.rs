@@ -10,7 +10,7 @@
 //! `ChaCha8Rng::seed_from_u64(case_seed)` and nothing else feeds it, so the `seed=` printed
 //! in a failure line replays exactly that case (`TestParams { replay: true, seed, .. }`).
 //!
-//! The reference is `names::build_generic_driver_name(&info.name)` resolved through the
+//! The reference is `names::build_generic_driver_name(&info.name())` resolved through the
 //! registry (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
 //! the reference and are not compared with themselves. Replaying a case on such a driver
 //! compares it with a second instance of itself, which still checks layout independence
@@ -84,9 +84,11 @@ fn probe_key(len: usize) -> Vec<u8> {
 
 /// Candidate key lengths: `min..=max` in steps of 8, and `max` itself.
 fn candidate_key_lens(info: &DriverInfo) -> Vec<usize> {
-    let mut v: Vec<usize> = (info.min_key..=info.max_key).step_by(8).collect();
-    if info.max_key >= info.min_key && v.last() != Some(&info.max_key) {
-        v.push(info.max_key);
+    let mut v: Vec<usize> = (info.sizes().min_key..=info.sizes().max_key)
+        .step_by(8)
+        .collect();
+    if info.sizes().max_key >= info.sizes().min_key && v.last() != Some(&info.sizes().max_key) {
+        v.push(info.sizes().max_key);
     }
     v
 }
@@ -171,10 +173,10 @@ pub(crate) fn run(
     match info.alg_type() {
         AlgType::Skcipher => run_typed::<Skcipher>(registry, info, params, tally),
         AlgType::Cipher => run_typed::<Cipher>(registry, info, params, tally),
-        ty @ (AlgType::Aead | AlgType::Hash) => {
+        ty => {
             if params.replay {
                 let msg = format!("no randomized runner for {ty} algorithms yet");
-                tally.failures.push(driver_line(ty, &info.driver, &msg));
+                tally.failures.push(driver_line(ty, &info.driver(), &msg));
             }
         }
     }
@@ -187,18 +189,18 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
         .collect();
     let first = *key_lens.first()?;
     reference.set_key(&probe_key(first)).ok()?;
-    let block = if info.block_size > 1 {
-        info.block_size
+    let block = if info.block_size() > 1 {
+        info.block_size()
     } else {
         16
     };
-    let iv = vec![0u8; info.iv_size];
+    let iv = vec![0u8; info.iv_size()];
     let partial_ok = reference
         .crypt_contiguous(Direction::Encrypt, &iv, &vec![0u8; 2 * block + 1])
         .is_ok();
     Some(Shape {
         key_lens,
-        iv_size: info.iv_size,
+        iv_size: info.iv_size(),
         block,
         partial_ok,
     })
@@ -210,12 +212,12 @@ fn run_typed<H: Handle>(
     params: &TestParams,
     tally: &mut Tally,
 ) {
-    let (ty, driver) = (info.alg_type(), info.driver.as_str());
+    let (ty, driver) = (info.alg_type(), info.driver());
     let generic = is_generic_driver(driver);
     if generic && !params.replay {
         return;
     }
-    let mut drv = match H::from_info(Arc::clone(info)) {
+    let mut drv = match H::from_info(Arc::clone(info), &registry.host_token()) {
         Ok(h) => h,
         Err(e) => {
             return tally.failures.push(driver_line(
@@ -225,9 +227,9 @@ fn run_typed<H: Handle>(
             ))
         }
     };
-    let ref_name = build_generic_driver_name(&info.name);
+    let ref_name = build_generic_driver_name(&info.name());
     let reference = if generic {
-        H::from_info(Arc::clone(info))
+        H::from_info(Arc::clone(info), &registry.host_token())
     } else {
         H::alloc_reference(registry, &ref_name)
     };
@@ -242,8 +244,8 @@ fn run_typed<H: Handle>(
         let msg = format!(
             "the reference {} accepts no key length in {}..={}",
             reference.driver(),
-            info.min_key,
-            info.max_key
+            info.sizes().min_key,
+            info.sizes().max_key
         );
         return tally.failures.push(driver_line(ty, driver, &msg));
     };
@@ -294,10 +296,10 @@ fn check_key_agreement<H: Handle>(
 ) {
     let mut keys: Vec<(String, Vec<u8>)> = Vec::new();
     let mut lens = candidate_key_lens(info);
-    if info.min_key > 0 {
-        lens.push(info.min_key - 1);
+    if info.sizes().min_key > 0 {
+        lens.push(info.sizes().min_key - 1);
     }
-    lens.push(info.max_key + 1);
+    lens.push(info.sizes().max_key + 1);
     for l in lens {
         keys.push((format!("setkey: klen={l}"), probe_key(l)));
     }
@@ -316,7 +318,7 @@ fn check_key_agreement<H: Handle>(
         };
         tally.check(
             ty,
-            &info.driver,
+            &info.driver(),
             Op::SetKey,
             judge(&Expected::of(&want), &got),
             &case,

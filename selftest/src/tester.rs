@@ -58,13 +58,13 @@ impl SelfTester for Tester {
             random::run(registry, driver, params, &mut tally);
             return tally.into_outcome();
         }
-        match self.vectors.get(&driver.name) {
-            Some(vectors) => kat::run(driver, vectors, &mut tally),
+        match self.vectors.get(&driver.name()) {
+            Some(vectors) => kat::run(driver, &registry.host_token(), vectors, &mut tally),
             None => {
-                let msg = format!("no test vectors for {}", driver.name);
+                let msg = format!("no test vectors for {}", driver.name());
                 tally
                     .failures
-                    .push(driver_line(driver.alg_type(), &driver.driver, &msg));
+                    .push(driver_line(driver.alg_type(), &driver.driver(), &msg));
                 return tally.into_outcome();
             }
         }

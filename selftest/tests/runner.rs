@@ -12,7 +12,7 @@ use std::sync::Arc;
 use cryptoreg_registry::inventory;
 use cryptoreg_registry::{
     check_key_len, AlgDef, BlockCipherImpl, BootOptions, ChainState, Config, Ctor, Error, HashImpl,
-    HashState, ListEntry, Registry, Result, SelftestMode, SkcipherImpl, TestParams,
+    HashState, HostFeatures, ListEntry, Registry, Result, SelftestMode, SkcipherImpl, TestParams,
 };
 use cryptoreg_selftest::{parse_seed, Tester, VectorSet, MAX_FAILING_CASES, MAX_FAILING_VECTORS};
 
@@ -143,41 +143,32 @@ impl SkcipherImpl for ToyXts {
 fn toyxts(flaw: Flaw) -> Box<dyn SkcipherImpl> {
     Box::new(ToyXts { kfold: None, flaw })
 }
-fn toyxts_generic() -> Box<dyn SkcipherImpl> {
-    toyxts(Flaw::None)
+fn toyxts_generic(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(toyxts(Flaw::None))
 }
-fn toyxts_faulty() -> Box<dyn SkcipherImpl> {
-    toyxts(Flaw::LongCts)
+fn toyxts_faulty(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(toyxts(Flaw::LongCts))
 }
-fn toyxts_unaligned() -> Box<dyn SkcipherImpl> {
-    toyxts(Flaw::Unaligned)
+fn toyxts_unaligned(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(toyxts(Flaw::Unaligned))
 }
-fn toyxts_lax() -> Box<dyn SkcipherImpl> {
-    toyxts(Flaw::Lax)
+fn toyxts_lax(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(toyxts(Flaw::Lax))
 }
-fn toyxts_panicky() -> Box<dyn SkcipherImpl> {
-    toyxts(Flaw::Panicky)
+fn toyxts_panicky(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(toyxts(Flaw::Panicky))
 }
 
 const fn toyxts_def(
     name: &'static str,
     driver: &'static str,
     priority: u32,
-    ctor: fn() -> Box<dyn SkcipherImpl>,
+    ctor: fn(&HostFeatures) -> Result<Box<dyn SkcipherImpl>>,
 ) -> AlgDef {
-    AlgDef {
-        name,
-        driver,
-        priority,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 32,
-        max_key: 64,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(ctor),
-    }
+    AlgDef::new(name, driver, priority, Ctor::Skcipher(ctor))
+        .block_size(16)
+        .key_sizes(32, 64)
+        .iv_size(16)
 }
 
 inventory::submit! { toyxts_def("toyxts", "toyxts-generic", 100, toyxts_generic) }
@@ -244,37 +235,27 @@ impl BlockCipherImpl for ToyBlk {
     }
 }
 
-fn toyblk_generic() -> Box<dyn BlockCipherImpl> {
-    Box::new(ToyBlk {
+fn toyblk_generic(_: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>> {
+    Ok(Box::new(ToyBlk {
         key: Vec::new(),
         flaw: BlkFlaw::None,
-    })
+    }))
 }
-fn toyblk_faulty() -> Box<dyn BlockCipherImpl> {
-    Box::new(ToyBlk {
+fn toyblk_faulty(_: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>> {
+    Ok(Box::new(ToyBlk {
         key: Vec::new(),
         flaw: BlkFlaw::LongBatch,
-    })
+    }))
 }
 
 const fn toyblk_def(
     driver: &'static str,
     priority: u32,
-    ctor: fn() -> Box<dyn BlockCipherImpl>,
+    ctor: fn(&HostFeatures) -> Result<Box<dyn BlockCipherImpl>>,
 ) -> AlgDef {
-    AlgDef {
-        name: "toyblk",
-        driver,
-        priority,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 0,
-        out_size: 0,
-        ctor: Ctor::Cipher(ctor),
-    }
+    AlgDef::new("toyblk", driver, priority, Ctor::Cipher(ctor))
+        .block_size(16)
+        .key_sizes(16, 32)
 }
 
 inventory::submit! { toyblk_def("toyblk-generic", 100, toyblk_generic) }
@@ -318,24 +299,13 @@ impl HashState for ToyHashState {
     }
 }
 
-fn toyhash() -> Box<dyn HashImpl> {
-    Box::new(ToyHash)
+fn toyhash(_: &HostFeatures) -> Result<Box<dyn HashImpl>> {
+    Ok(Box::new(ToyHash))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "toyhash",
-        driver: "toyhash-generic",
-        priority: 100,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 1,
-        min_key: 0,
-        max_key: 0,
-        iv_size: 0,
-        out_size: 8,
-        ctor: Ctor::Hash(toyhash),
-    }
+    AlgDef::new("toyhash", "toyhash-generic", 100, Ctor::Hash(toyhash))
+        .out_size(8)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -395,7 +365,7 @@ fn toyblk_file() -> String {
         let key: Vec<u8> = (0..klen).map(|i| (i * 5 + n) as u8).collect();
         let pt: Vec<u8> = (0..16).map(|i| (i * 17 + n) as u8).collect();
         // The toy has no standard: its single-block answers come from its generic code.
-        let mut imp = toyblk_generic();
+        let mut imp = toyblk_generic(&HostFeatures::detect()).unwrap();
         imp.set_key(&key).unwrap();
         let mut ct = pt.clone();
         imp.encrypt_blocks(&mut ct);
@@ -509,7 +479,7 @@ fn the_randomized_runner_catches_what_the_known_answers_miss_and_replays_it() {
     }
 
     // Never chosen: the faulty driver's 10000 loses to the passed fast driver's 300.
-    assert_eq!(reg.resolve("toyxts").unwrap().driver, "toyxts-fast");
+    assert_eq!(reg.resolve("toyxts").unwrap().driver(), "toyxts-fast");
     assert!(reg.alloc_skcipher("toyxts-faulty").is_err());
 
     let blk = entry(&reg, "toyblk-faulty");
@@ -526,7 +496,7 @@ fn the_randomized_runner_catches_what_the_known_answers_miss_and_replays_it() {
             vec![line.clone()]
         );
     }
-    assert_eq!(reg.resolve("toyblk").unwrap().driver, "toyblk-wide");
+    assert_eq!(reg.resolve("toyblk").unwrap().driver(), "toyblk-wide");
 }
 
 #[test]
@@ -653,7 +623,7 @@ fn a_panicking_driver_fails_with_a_replayable_line() {
             vec![line.clone()]
         );
     }
-    assert_eq!(reg.resolve("toyxts").unwrap().driver, "toyxts-fast");
+    assert_eq!(reg.resolve("toyxts").unwrap().driver(), "toyxts-fast");
 }
 
 #[test]

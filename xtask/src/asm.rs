@@ -1,7 +1,7 @@
 //! `cargo xtask asm`: inspects the machine code of the VAES entry functions.
 //!
 //! Builds the `cryptoreg-emu` cdylib in release mode (it links every entry function of
-//! `cryptoreg_algos::vaes::entry`, each `#[inline(never)]`), disassembles it with
+//! `cryptoreg_algos::aes::vaes::entry`, each `#[inline(never)]`), disassembles it with
 //! `objdump -d` (binutils) and checks, per entry:
 //!
 //! * `*_vaes_avx2`: VAES on ymm registers, no zmm, and not one EVEX-encoded instruction
@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// The entry functions, as demangled by objdump.
-const PREFIX: &str = "cryptoreg_algos::vaes::entry::";
+const PREFIX: &str = "cryptoreg_algos::aes::vaes::entry::";
 
 /// Register width an entry must use.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -305,11 +305,11 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = "\
-0000000000001000 <cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512>:
+0000000000001000 <cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512>:
     1000:\tc5 f9 ef c0 \tvpxor  %xmm0,%xmm0,%xmm0
     1004:\t62 f2 6d 48 dc d1 \tvaesenc %zmm1,%zmm2,%zmm2
     100a:\t62 f3 5d 48 44 eb 01 \tvpclmulqdq $0x1,%zmm3,%zmm4,%zmm5
-    1010:\t75 f2 \tjne    1004 <cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512+0x4>
+    1010:\t75 f2 \tjne    1004 <cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512+0x4>
     1012:\tc5 f8 77 \tvzeroupper
     1015:\t5b \tpop    %rbx
     1016:\tc3 \tret
@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn accepts_a_good_entry_and_rejects_calls_and_missing_vzeroupper() {
         let funcs = parse_functions(SAMPLE);
-        let body = &funcs["cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512"];
+        let body = &funcs["cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512"];
         assert_eq!(body.len(), 7);
         assert!(check_entry("x", Kind::Avx10_512, true, false, body).is_ok());
         assert!(check_entry("x", Kind::Avx2, true, false, body).is_err());
@@ -357,7 +357,7 @@ mod tests {
         assert!(!is_evex("c4 e2 7d 18 00"));
         assert!(!is_evex("48 89 e5"));
         let funcs = parse_functions(SAMPLE);
-        let body = &funcs["cryptoreg_algos::vaes::entry::xts_enc_vaes_avx10_512"];
+        let body = &funcs["cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512"];
         assert_eq!(body.iter().filter(|i| i.evex).count(), 2);
     }
 

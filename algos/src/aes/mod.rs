@@ -5,9 +5,11 @@
 //!   `ctr-aes-aesni` (400) and `xts-aes-aesni` (401), plus the key schedule
 //!   (`x86_64::key_schedule`) that the VAES drivers share.
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod aesni;
 mod generic;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_64;
+pub mod vaes;
 
 pub use generic::AesGeneric;
 

@@ -157,13 +157,13 @@ mod reference {
 
 #[cfg(target_arch = "x86_64")]
 mod aesni {
-    use cryptoreg_registry::{Error, SkcipherImpl};
+    use cryptoreg_registry::{Error, HostFeatures, SkcipherImpl};
     use rand::{Rng, RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::aes::x86_64::{cbc::new_cbc, cipher::new_aes_aesni, ctr::new_ctr};
-    use crate::aes::x86_64::{ecb::new_ecb, xts::new_xts};
+    use crate::aes::aesni::{cbc::new_cbc, cipher::new_aes_aesni, ctr::new_ctr};
+    use crate::aes::aesni::{ecb::new_ecb, xts::new_xts};
 
     /// Skips (returns false) only on a CPU without AES-NI.
     fn have_aesni() -> bool {
@@ -194,7 +194,7 @@ mod aesni {
     #[test]
     fn aesni_fips197() {
         if have_aesni() {
-            check_fips197(new_aes_aesni().as_mut());
+            check_fips197(new_aes_aesni(&HostFeatures::detect()).unwrap().as_mut());
         }
     }
 
@@ -204,7 +204,7 @@ mod aesni {
             return;
         }
         let mut rng = rng();
-        let mut fast = new_aes_aesni();
+        let mut fast = new_aes_aesni(&HostFeatures::detect()).unwrap();
         let mut slow = AesGeneric::new();
         for klen in [16, 24, 32] {
             for blocks in (0..=40).chain([64, 257]) {
@@ -297,7 +297,7 @@ mod aesni {
             return;
         }
         let mut rng = rng();
-        let mut drv = new_ecb();
+        let mut drv = new_ecb(&HostFeatures::detect()).unwrap();
         for klen in [16, 24, 32] {
             let key = random(&mut rng, klen);
             drv.set_key(&key).unwrap();
@@ -316,7 +316,7 @@ mod aesni {
             return;
         }
         let mut rng = rng();
-        let mut drv = new_cbc();
+        let mut drv = new_cbc(&HostFeatures::detect()).unwrap();
         for klen in [16, 24, 32] {
             let key = random(&mut rng, klen);
             drv.set_key(&key).unwrap();
@@ -339,7 +339,7 @@ mod aesni {
             return;
         }
         let mut rng = rng();
-        let mut drv = new_ctr();
+        let mut drv = new_ctr(&HostFeatures::detect()).unwrap();
         for klen in [16, 24, 32] {
             let key = random(&mut rng, klen);
             drv.set_key(&key).unwrap();
@@ -382,7 +382,7 @@ mod aesni {
             return;
         }
         let mut rng = rng();
-        let mut drv = new_xts();
+        let mut drv = new_xts(&HostFeatures::detect()).unwrap();
         for klen in [32, 48, 64] {
             let key = xts_key(&mut rng, klen);
             drv.set_key(&key).unwrap();
@@ -414,7 +414,7 @@ mod aesni {
         ));
         let cases: [(Box<dyn SkcipherImpl>, &str, &str); 3] = [
             (
-                new_ecb(),
+                new_ecb(&HostFeatures::detect()).unwrap(),
                 "",
                 concat!(
                     "3ad77bb40d7a3660a89ecaf32466ef97",
@@ -424,7 +424,7 @@ mod aesni {
                 ),
             ),
             (
-                new_cbc(),
+                new_cbc(&HostFeatures::detect()).unwrap(),
                 "000102030405060708090a0b0c0d0e0f",
                 concat!(
                     "7649abac8119b246cee98e9b12e9197d",
@@ -434,7 +434,7 @@ mod aesni {
                 ),
             ),
             (
-                new_ctr(),
+                new_ctr(&HostFeatures::detect()).unwrap(),
                 "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
                 concat!(
                     "874d6191b620e3261bef6864990db6ce",
@@ -480,7 +480,7 @@ mod aesni {
             ),
         ];
         let mut rng = rng();
-        let mut drv = new_xts();
+        let mut drv = new_xts(&HostFeatures::detect()).unwrap();
         for (key, iv, pt, ct) in cases {
             drv.set_key(&h(key)).unwrap();
             check(drv.as_ref(), &h(iv), &h(pt), &h(ct), &mut rng, "ieee1619");
@@ -496,7 +496,11 @@ mod aesni {
             return;
         }
         let iv = [0u8; 16];
-        for mut drv in [new_ecb(), new_cbc(), new_ctr()] {
+        for mut drv in [
+            new_ecb(&HostFeatures::detect()).unwrap(),
+            new_cbc(&HostFeatures::detect()).unwrap(),
+            new_ctr(&HostFeatures::detect()).unwrap(),
+        ] {
             for len in [0, 15, 17, 33, 48] {
                 assert!(matches!(
                     drv.set_key(&vec![3u8; len]),
@@ -509,7 +513,10 @@ mod aesni {
                 Err(Error::InvalidIvLength { len: 8, .. }) | Ok(())
             ));
         }
-        for mut drv in [new_ecb(), new_cbc()] {
+        for mut drv in [
+            new_ecb(&HostFeatures::detect()).unwrap(),
+            new_cbc(&HostFeatures::detect()).unwrap(),
+        ] {
             drv.set_key(&[3u8; 16]).unwrap();
             for len in [1, 15, 17, 31, 100] {
                 let mut data = vec![0u8; len];
@@ -524,7 +531,7 @@ mod aesni {
                 assert!(data.iter().all(|&b| b == 0), "untouched on error");
             }
         }
-        let mut xts = new_xts();
+        let mut xts = new_xts(&HostFeatures::detect()).unwrap();
         for len in [16, 24, 31, 33, 63, 65, 128] {
             assert!(matches!(
                 xts.set_key(&vec![3u8; len]),

@@ -57,17 +57,8 @@ fn faulty() -> Box<dyn SkcipherImpl> {
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "xts(aes)",
-        driver: "xts-aes-faulty",
-        priority: 10000,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 32,
-        max_key: 64,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(faulty),
-    }
+    AlgDef::new("xts(aes)", "xts-aes-faulty", 10000, Ctor::Skcipher(faulty))
+        .block_size(16)
+        .key_sizes(32, 64)
+        .iv_size(16)
 }

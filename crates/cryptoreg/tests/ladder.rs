@@ -106,7 +106,7 @@ fn zmm_drivers_are_demoted_with_a_reason_on_downclocking_models() {
 fn a_runtime_priority_restores_the_512_bit_driver_on_ice_lake() {
     let reg = common::boot("", Some("icelake-server"));
     assert_eq!(
-        reg.resolve("xts(aes)").unwrap().driver,
+        reg.resolve("xts(aes)").unwrap().driver(),
         "xts-aes-vaes-avx10_256"
     );
     reg.set_priority("xts-aes-vaes-avx10_512", 800).unwrap();
@@ -123,7 +123,7 @@ fn a_runtime_priority_restores_the_512_bit_driver_on_ice_lake() {
         Some("icelake-client"),
     );
     assert_eq!(
-        reg.resolve("ctr(aes)").unwrap().driver,
+        reg.resolve("ctr(aes)").unwrap().driver(),
         "ctr-aes-vaes-avx10_512"
     );
 }

@@ -58,9 +58,9 @@ fn every_algorithm_name_resolves_to_a_passed_driver_here() {
         let e = reg
             .list()
             .into_iter()
-            .find(|e| e.driver == info.driver)
+            .find(|e| e.driver == info.driver())
             .unwrap();
-        assert_eq!(e.state, "passed", "{name} -> {}", info.driver);
+        assert_eq!(e.state, "passed", "{name} -> {}", info.driver());
         // The choice is the highest-priority passed candidate.
         let best = reg
             .list()
@@ -94,7 +94,7 @@ fn a_pinned_driver_name_wins_and_handles_survive_priority_changes() {
     assert_eq!(a, b);
     assert_eq!(before.driver_name(), first);
     // Pinning by driver name still works at priority 1.
-    assert_eq!(reg.resolve(&first).unwrap().driver, first);
+    assert_eq!(reg.resolve(&first).unwrap().driver(), first);
 }
 
 #[test]

@@ -52,7 +52,7 @@ impl Registry {
     /// unchanged); otherwise it is rebuilt over the children chosen now. A disabled or
     /// demoted child can therefore never enter through an instance built just before the
     /// change.
-    pub(super) fn template_instance(&self, name: &str, depth: usize) -> Option<Result<()>> {
+    pub(super) fn template_instance(&self, name: &str, depth: usize) -> Option<Result<String>> {
         let (tmpl_name, args) = parse_template_call(name)?;
         let tmpl = *self.templates.iter().find(|t| t.name == tmpl_name)?;
         if args.len() != tmpl.child_types.len() {
@@ -85,11 +85,12 @@ impl Registry {
             if inner.generation != generation {
                 continue;
             }
+            let key = inst.driver().to_string();
             inner
                 .entries
-                .entry(inst.driver().to_string())
+                .entry(key.clone())
                 .or_insert_with(|| Entry::new(inst));
-            return Some(Ok(()));
+            return Some(Ok(key));
         }
     }
 
@@ -141,10 +142,17 @@ impl Registry {
                 .filter(|e| e.info.name() == name)
                 .map(|e| (self.priority_of(&inner, &e.info), e))
                 .collect();
-            if let Some(Ok(())) = &instance {
-                if !candidates.iter().any(|(_, e)| e.info.is_instance()) {
+            if let Some(Ok(key)) = &instance {
+                // The instance answers the name even when its algorithm name differs
+                // (`xts(aes-generic)` is served by `xts(ecb(aes-generic))`, named
+                // `xts(aes)`).
+                match inner.entries.get(key.as_str()) {
                     // A change since the instance went in dropped it: build it again.
-                    continue;
+                    None => continue,
+                    Some(e) if e.info.name() != name => {
+                        candidates.push((self.priority_of(&inner, &e.info), e));
+                    }
+                    Some(_) => {}
                 }
             }
             candidates.sort_by(|a, b| candidate_order((a.0, &a.1.info), (b.0, &b.1.info)));

@@ -12,7 +12,7 @@
 mod bitslice;
 mod sbox;
 
-use cryptoreg_registry::{inventory, AlgDef, BlockCipherImpl, Ctor, Result};
+use cryptoreg_registry::{inventory, AlgDef, BlockCipherImpl, Ctor, HostFeatures, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use bitslice::{
@@ -188,22 +188,13 @@ impl BlockCipherImpl for AesGeneric {
     }
 }
 
-fn new_generic() -> Box<dyn BlockCipherImpl> {
-    Box::new(AesGeneric::new())
+/// Portable: needs no CPU feature, so the token is not consulted.
+fn new_generic(_: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>> {
+    Ok(Box::new(AesGeneric::new()))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "aes",
-        driver: DRIVER,
-        priority: 100,
-        requires: &[],
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 0,
-        out_size: 0,
-        ctor: Ctor::Cipher(new_generic),
-    }
+    AlgDef::new("aes", DRIVER, 100, Ctor::Cipher(new_generic))
+        .block_size(16)
+        .key_sizes(16, 32)
 }

@@ -89,7 +89,7 @@ fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
     for name in reg.algorithm_names() {
         match reg.resolve(&name) {
             Ok(info) => {
-                chosen.insert(name, Some(info.driver.clone()));
+                chosen.insert(name, Some(info.driver().to_string()));
             }
             Err(e) => {
                 errors.insert(name.clone(), e.to_string());

@@ -96,7 +96,7 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
         let bench = match keyed(&reg, info, &key) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("cryptoctl: skipping {}: {e}", info.driver);
+                eprintln!("cryptoctl: skipping {}: {e}", info.driver());
                 continue;
             }
         };
@@ -105,14 +105,14 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
             let rate = measure(&bench, size, cell);
             if let Some(r) = rate {
                 rows.push(Row {
-                    driver: info.driver.clone(),
+                    driver: info.driver().to_string(),
                     size,
                     bytes_per_sec: r as u64,
                 });
             }
             cells.push(rate);
         }
-        table_rows.push((*prio, info.driver.clone(), cells));
+        table_rows.push((*prio, info.driver().to_string(), cells));
     }
     if table_rows.is_empty() {
         return Err(CliError::Runtime(format!(
@@ -186,8 +186,8 @@ fn pick_drivers(
         .map(|e| e.driver.clone())
         .collect();
     for info in [chosen.ok(), generic.ok()].into_iter().flatten() {
-        if !names.contains(&info.driver) {
-            names.push(info.driver.clone());
+        if !names.iter().any(|n| n == info.driver()) {
+            names.push(info.driver().to_string());
         }
     }
     if !only.is_empty() {
@@ -212,7 +212,7 @@ fn pick_drivers(
                     .list()
                     .iter()
                     .find(|e| e.driver == d)
-                    .map_or(info.base_priority, |e| e.priority);
+                    .map_or(info.base_priority(), |e| e.priority);
                 let t = info.alg_type();
                 if t != AlgType::Cipher && t != AlgType::Skcipher {
                     return Err(CliError::Usage(format!(
@@ -224,7 +224,7 @@ fn pick_drivers(
             Err(e) => eprintln!("cryptoctl: skipping {d}: {e}"),
         }
     }
-    out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.driver.cmp(&b.1.driver)));
+    out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.driver().cmp(b.1.driver())));
     Ok((name.to_string(), out))
 }
 
@@ -251,7 +251,7 @@ fn choose_key_bits(
         bits.is_multiple_of(8)
             && drivers.iter().all(|(_, d)| {
                 let len = factor * bits / 8;
-                (d.min_key..=d.max_key).contains(&len)
+                (d.sizes().min_key..=d.sizes().max_key).contains(&len)
             })
     };
     match asked {
@@ -259,7 +259,14 @@ fn choose_key_bits(
         Some(bits) => {
             let ranges: Vec<String> = drivers
                 .iter()
-                .map(|(_, d)| format!("{} takes {}..={} bytes", d.driver, d.min_key, d.max_key))
+                .map(|(_, d)| {
+                    format!(
+                        "{} takes {}..={} bytes",
+                        d.driver(),
+                        d.sizes().min_key,
+                        d.sizes().max_key
+                    )
+                })
                 .collect();
             Err(CliError::Usage(format!(
                 "--key-bits {bits} does not fit {alg}{}: {}",
@@ -270,7 +277,7 @@ fn choose_key_bits(
         None if fits(128) => Ok(128),
         None => drivers
             .iter()
-            .map(|(_, d)| d.max_key * 8 / factor)
+            .map(|(_, d)| d.sizes().max_key * 8 / factor)
             .min()
             .filter(|&b| fits(b))
             .ok_or_else(|| CliError::Usage(format!("give --key-bits for {alg}"))),
@@ -281,12 +288,12 @@ fn choose_key_bits(
 fn keyed(reg: &Registry, info: &DriverInfo, key: &[u8]) -> cryptoreg::Result<Bench> {
     Ok(match info.alg_type() {
         AlgType::Cipher => {
-            let mut c = reg.alloc_cipher(&info.driver)?;
+            let mut c = reg.alloc_cipher(&info.driver())?;
             c.set_key(key)?;
             Bench::Cipher(c)
         }
         _ => {
-            let mut s = reg.alloc_skcipher(&info.driver)?;
+            let mut s = reg.alloc_skcipher(&info.driver())?;
             s.set_key(key)?;
             let iv = vec![0u8; s.iv_size()];
             Bench::Skcipher(s, iv)

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, ChainState, DriverInfo, Error, Factory, Features, Result,
-    SkcipherImpl, Template,
+    inventory, AlgType, BlockCipherImpl, ChainState, Child, DriverInfo, Error, Factory,
+    HostFeatures, Result, Sizes, SkcipherImpl, Template,
 };
 use zeroize::Zeroize;
 
@@ -22,7 +22,7 @@ use super::ecb::Ecb;
 use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
 
 /// A shareable constructor of the ECB children.
-type SkcipherFactory = Arc<dyn Fn() -> Box<dyn SkcipherImpl> + Send + Sync>;
+type SkcipherFactory = Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn SkcipherImpl>> + Send + Sync>;
 
 /// Which way a block goes through the data cipher.
 #[derive(Clone, Copy)]
@@ -218,49 +218,59 @@ pub fn child_request(arg: &str) -> String {
 /// `xts(ecb-aes-aesni)` or `xts(ecb(aes-generic))`, the child's priority, keys of twice
 /// the child's sizes, a 16-byte IV and 16-byte blocks. A child that is not an ECB of a
 /// 16-byte-block cipher, or whose chunk size is not one block, is refused.
-pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
-    let child = only_child("xts", children, AlgType::Skcipher)?;
+pub fn create(children: &[Child]) -> Result<DriverInfo> {
+    let resolved = only_child("xts", children, AlgType::Skcipher)?;
+    let child = resolved.info();
     let inner = child
-        .name
+        .name()
         .strip_prefix("ecb(")
         .and_then(|s| s.strip_suffix(')'))
         .filter(|s| !s.is_empty())
         .ok_or_else(|| {
             Error::NotFound(format!(
                 "xts({}): the child must be an ECB, {} is {}",
-                child.driver, child.driver, child.name
+                child.driver(),
+                child.driver(),
+                child.name()
             ))
         })?;
-    let Factory::Skcipher(make) = &child.factory else {
+    if child.iv_size() != 0 {
+        return Err(Error::NotFound(format!(
+            "xts({}): the ECB child must take no IV",
+            child.driver()
+        )));
+    }
+    let Factory::Skcipher(make) = child.factory() else {
         unreachable!("only_child checked the type");
     };
     let make: SkcipherFactory = Arc::clone(make);
-    let probe = make();
-    if child.iv_size != 0 || probe.chunk_size() != BLOCK {
-        return Err(Error::NotFound(format!(
-            "xts({}): the ECB child must take no IV and 16-byte chunks",
-            child.driver
-        )));
-    }
-    drop(probe);
-    let driver = format!("xts({})", child.driver);
+    let driver = format!("xts({})", child.driver());
     let error_name = driver.clone();
-    Ok(DriverInfo {
-        name: format!("xts({inner})"),
+    let sizes = child.sizes();
+    Ok(DriverInfo::instance(
+        format!("xts({inner})"),
         driver,
-        base_priority: child.base_priority,
-        requires: Features::EMPTY,
-        uses_zmm: false,
-        block_size: BLOCK,
-        min_key: 2 * child.min_key,
-        max_key: 2 * child.max_key,
-        iv_size: BLOCK,
-        out_size: 0,
-        factory: Factory::Skcipher(Arc::new(move || {
-            Box::new(Xts::new(error_name.clone(), make(), make())) as Box<dyn SkcipherImpl>
+        resolved.priority(),
+        Sizes {
+            block: BLOCK,
+            min_key: 2 * sizes.min_key,
+            max_key: 2 * sizes.max_key,
+            iv: BLOCK,
+            out: 0,
+        },
+        Factory::Skcipher(Arc::new(move |host: &HostFeatures| {
+            let (data, tweak) = (make(host)?, make(host)?);
+            // The tweak batches assume one block per chunk, what every ECB has; refuse
+            // anything else rather than mis-chain.
+            if data.chunk_size() != BLOCK {
+                return Err(Error::NotFound(format!(
+                    "{error_name}: the ECB child must take 16-byte chunks"
+                )));
+            }
+            Ok(Box::new(Xts::new(error_name.clone(), data, tweak)) as Box<dyn SkcipherImpl>)
         })),
-        children: Vec::new(),
-    })
+        children,
+    ))
 }
 
 inventory::submit! {

@@ -6,15 +6,18 @@
 
 use core::arch::x86_64::__m128i;
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+use crate::x86::token::AesNi;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
-use super::cipher::{assert_aesni, iv16, load, load8, store, store8, xor, Keys, REQUIRES, WIDE};
+use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
 
 const DRIVER: &str = "ctr-aes-aesni";
 
 /// The driver: one key schedule, wiped on drop by [`AesRoundKeys`].
 struct CtrAesni {
+    /// Proves AES-NI on this CPU: what makes the `unsafe` entry calls sound.
+    _token: AesNi,
     keys: AesRoundKeys,
 }
 
@@ -64,7 +67,7 @@ unsafe fn ctr_xor(ks: &AesRoundKeys, counter: &mut ChainState, data: &mut [u8]) 
 
 impl SkcipherImpl for CtrAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(DRIVER, key)?;
+        self.keys = expand_key(self._token, DRIVER, key)?;
         Ok(())
     }
 
@@ -78,8 +81,8 @@ impl SkcipherImpl for CtrAesni {
     }
 
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        // SAFETY: instances come only from `new_ctr`, which checked for AES-NI (and the
-        // registry builds them only after checking `REQUIRES`).
+        // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
+        // functions are compiled for.
         unsafe { ctr_xor(&self.keys, state, data) }
     }
 
@@ -111,25 +114,16 @@ impl SkcipherImpl for CtrAesni {
 }
 
 /// Builds an unkeyed `ctr-aes-aesni`.
-pub(crate) fn new_ctr() -> Box<dyn SkcipherImpl> {
-    assert_aesni(DRIVER);
-    Box::new(CtrAesni {
+pub(crate) fn new_ctr(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(CtrAesni {
+        _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
-    })
+    }))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "ctr(aes)",
-        driver: DRIVER,
-        priority: 400,
-        requires: REQUIRES,
-        uses_zmm: false,
-        block_size: 1,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(new_ctr),
-    }
+    AlgDef::new("ctr(aes)", DRIVER, 400, Ctor::Skcipher(new_ctr))
+        .requires(AesNi::FEATURES)
+        .key_sizes(16, 32)
+        .iv_size(16)
 }

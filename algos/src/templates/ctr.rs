@@ -7,8 +7,8 @@
 //! keystream block, and encryption and decryption are the same operation.
 
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, ChainState, DriverInfo, Error, Result, SkcipherImpl,
-    Template,
+    inventory, AlgType, BlockCipherImpl, ChainState, Child, DriverInfo, Error, Result,
+    SkcipherImpl, Template,
 };
 use zeroize::Zeroize;
 
@@ -116,7 +116,7 @@ pub fn ctr_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
 /// Builds `ctr(<child>)`: algorithm `ctr(aes)`, driver `ctr(aes-generic)`, the child's
 /// priority and key sizes, a 16-byte IV, and block size 1 (a stream cipher, as the
 /// kernel reports it; the walker still feeds whole 16-byte chunks).
-pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
+pub fn create(children: &[Child]) -> Result<DriverInfo> {
     cipher_mode_instance("ctr", children, BLOCK, 1, |c| Box::new(Ctr::new(c)))
 }
 

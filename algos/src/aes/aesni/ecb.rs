@@ -2,22 +2,25 @@
 //!
 //! ECB has no chaining state and no tail: a request must be whole blocks.
 
-use crate::modes::common::whole_blocks;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+use crate::templates::common::whole_blocks;
+use crate::x86::token::AesNi;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
-use super::cipher::{assert_aesni, ecb_decrypt, ecb_encrypt, REQUIRES};
+use super::cipher::{ecb_decrypt, ecb_encrypt};
 use super::key_schedule::{expand_key, AesRoundKeys};
 
 const DRIVER: &str = "ecb-aes-aesni";
 
 /// The driver: one key schedule, wiped on drop by [`AesRoundKeys`].
 struct EcbAesni {
+    /// Proves AES-NI on this CPU: what makes the `unsafe` entry calls sound.
+    _token: AesNi,
     keys: AesRoundKeys,
 }
 
 impl SkcipherImpl for EcbAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(DRIVER, key)?;
+        self.keys = expand_key(self._token, DRIVER, key)?;
         Ok(())
     }
 
@@ -30,8 +33,8 @@ impl SkcipherImpl for EcbAesni {
     }
 
     fn encrypt_blocks(&self, _state: &mut ChainState, data: &mut [u8]) {
-        // SAFETY: instances come only from `new_ecb`, which checked for AES-NI (and the
-        // registry builds them only after checking `REQUIRES`).
+        // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
+        // functions are compiled for.
         unsafe { ecb_encrypt(&self.keys, data) }
     }
 
@@ -50,25 +53,16 @@ impl SkcipherImpl for EcbAesni {
 }
 
 /// Builds an unkeyed `ecb-aes-aesni`.
-pub(crate) fn new_ecb() -> Box<dyn SkcipherImpl> {
-    assert_aesni(DRIVER);
-    Box::new(EcbAesni {
+pub(crate) fn new_ecb(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(EcbAesni {
+        _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
-    })
+    }))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "ecb(aes)",
-        driver: DRIVER,
-        priority: 400,
-        requires: REQUIRES,
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 0,
-        out_size: 0,
-        ctor: Ctor::Skcipher(new_ecb),
-    }
+    AlgDef::new("ecb(aes)", DRIVER, 400, Ctor::Skcipher(new_ecb))
+        .requires(AesNi::FEATURES)
+        .block_size(16)
+        .key_sizes(16, 32)
 }

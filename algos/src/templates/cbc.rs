@@ -6,8 +6,8 @@
 //! block before it.
 
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, ChainState, DriverInfo, Error, Result, SkcipherImpl,
-    Template,
+    inventory, AlgType, BlockCipherImpl, ChainState, Child, DriverInfo, Error, Result,
+    SkcipherImpl, Template,
 };
 
 use super::common::{
@@ -93,7 +93,7 @@ pub fn cbc_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
 
 /// Builds `cbc(<child>)`: algorithm `cbc(aes)`, driver `cbc(aes-generic)`, the child's
 /// priority and key sizes, a 16-byte IV, 16-byte blocks.
-pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
+pub fn create(children: &[Child]) -> Result<DriverInfo> {
     cipher_mode_instance("cbc", children, BLOCK, BLOCK, |c| Box::new(Cbc::new(c)))
 }
 

@@ -15,8 +15,9 @@ use core::arch::x86_64::{
     _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
+use crate::x86::token::AesNi;
 use cryptoreg_registry::{
-    inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, Feature, Result,
+    inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, HostFeatures, Result,
 };
 
 use super::key_schedule::{expand_key, AesRoundKeys};
@@ -26,20 +27,6 @@ pub(crate) const LANES: usize = 8;
 
 /// Bytes per wide iteration.
 pub(crate) const WIDE: usize = LANES * 16;
-
-/// The features every driver in this folder uses (SSE2 for the loads, XORs and moves).
-pub(crate) const REQUIRES: &[Feature] = &[Feature::Aes, Feature::Sse2];
-
-/// Panics unless the CPU has AES-NI. Every driver constructor in this folder calls it, so
-/// an instance existing proves the instructions are there: the `unsafe` calls into the
-/// `target_feature` entries stay sound even if someone builds a driver without going
-/// through the registry's feature check. (`is_x86_feature_detected!` is cached by std.)
-pub(crate) fn assert_aesni(driver: &str) {
-    assert!(
-        std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("sse2"),
-        "{driver} built on a CPU without AES-NI; the registry checks `requires` first"
-    );
-}
 
 /// Copies a 16-byte IV into a chaining state; any other length is
 /// [`Error::InvalidIvLength`] (the handles check first, this keeps `start` panic-free).
@@ -222,19 +209,21 @@ const DRIVER: &str = "aes-aesni";
 
 /// `aes-aesni`: the single-block cipher on AES-NI, for templates that wrap `aes`.
 pub(crate) struct AesAesni {
+    /// Proves AES-NI on this CPU: what makes the `unsafe` entry calls sound.
+    _token: AesNi,
     keys: AesRoundKeys,
 }
 
 impl BlockCipherImpl for AesAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(DRIVER, key)?;
+        self.keys = expand_key(self._token, DRIVER, key)?;
         Ok(())
     }
 
     fn encrypt_blocks(&self, data: &mut [u8]) {
         debug_assert_eq!(data.len() % 16, 0);
-        // SAFETY: `new_aes_aesni`, the only way to build this type, checked for AES-NI
-        // (and the registry builds it only after checking `REQUIRES`).
+        // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
+        // functions are compiled for.
         unsafe { ecb_encrypt(&self.keys, data) }
     }
 
@@ -246,25 +235,16 @@ impl BlockCipherImpl for AesAesni {
 }
 
 /// Builds an unkeyed `aes-aesni`.
-pub(crate) fn new_aes_aesni() -> Box<dyn BlockCipherImpl> {
-    assert_aesni(DRIVER);
-    Box::new(AesAesni {
+pub(crate) fn new_aes_aesni(host: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>> {
+    Ok(Box::new(AesAesni {
+        _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
-    })
+    }))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "aes",
-        driver: DRIVER,
-        priority: 300,
-        requires: REQUIRES,
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 0,
-        out_size: 0,
-        ctor: Ctor::Cipher(new_aes_aesni),
-    }
+    AlgDef::new("aes", DRIVER, 300, Ctor::Cipher(new_aes_aesni))
+        .requires(AesNi::FEATURES)
+        .block_size(16)
+        .key_sizes(16, 32)
 }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use cryptoreg_registry::{
-    AlgType, BlockCipherImpl, DriverInfo, Error, Factory, Features, Result, SkcipherImpl,
+    AlgType, BlockCipherImpl, Child, DriverInfo, Error, Factory, HostFeatures, Result, Sizes,
+    SkcipherImpl,
 };
 
 /// The block size every mode here works in. `ChainState` is 16 bytes, so CBC and CTR
@@ -22,7 +23,8 @@ pub(crate) const BATCH_BLOCKS: usize = 32;
 pub(crate) const BATCH_BYTES: usize = BATCH_BLOCKS * BLOCK;
 
 /// A shareable constructor of block-cipher instances, as a template instance captures it.
-pub(crate) type CipherFactory = Arc<dyn Fn() -> Box<dyn BlockCipherImpl> + Send + Sync>;
+pub(crate) type CipherFactory =
+    Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn BlockCipherImpl>> + Send + Sync>;
 
 /// `dst ^= src` over the common length. Plain byte loop: the compiler vectorizes it, and
 /// it has no data-dependent branches.
@@ -57,61 +59,64 @@ pub(crate) fn assert_whole_blocks(len: usize) {
 /// can wrap: of type `want`, with 16-byte blocks.
 pub(crate) fn only_child<'a>(
     tmpl: &str,
-    children: &'a [DriverInfo],
+    children: &'a [Child],
     want: AlgType,
-) -> Result<&'a DriverInfo> {
-    let [child] = children else {
+) -> Result<&'a Child> {
+    let [resolved] = children else {
         return Err(Error::NotFound(format!(
             "{tmpl}: takes one argument, got {}",
             children.len()
         )));
     };
+    let child = resolved.info();
     if child.alg_type() != want {
         return Err(Error::WrongType {
-            name: child.driver.clone(),
+            name: child.driver().to_string(),
             wanted: want.name(),
             actual: child.alg_type().name(),
         });
     }
-    if child.block_size != BLOCK {
+    if child.block_size() != BLOCK {
         return Err(Error::NotFound(format!(
             "{tmpl}({}): needs a {BLOCK}-byte block cipher, {} has {}-byte blocks",
-            child.driver, child.driver, child.block_size
+            child.driver(),
+            child.driver(),
+            child.block_size()
         )));
     }
-    Ok(child)
+    Ok(resolved)
 }
 
-/// Builds the description of `tmpl(child)` for the three cipher modes (ecb, cbc, ctr):
-/// the kernel's naming (`cbc(aes)` served by `cbc(aes-generic)`), the child's priority and
-/// key sizes, and a factory that wraps a fresh child instance per handle. The registry
-/// fills in `requires`, `uses_zmm` and `children` afterwards.
+/// Builds the whole description of `tmpl(child)` for the three cipher modes (ecb, cbc,
+/// ctr): the kernel's naming (`cbc(aes)` served by `cbc(aes-generic)`), the child's
+/// effective priority and key sizes, and a factory that wraps a fresh child instance per
+/// handle (built with the same CPU token).
 pub(crate) fn cipher_mode_instance(
     tmpl: &str,
-    children: &[DriverInfo],
+    children: &[Child],
     iv_size: usize,
     block_size: usize,
     wrap: fn(Box<dyn BlockCipherImpl>) -> Box<dyn SkcipherImpl>,
 ) -> Result<DriverInfo> {
-    let child = only_child(tmpl, children, AlgType::Cipher)?;
-    let Factory::Cipher(make) = &child.factory else {
+    let resolved = only_child(tmpl, children, AlgType::Cipher)?;
+    let child = resolved.info();
+    let Factory::Cipher(make) = child.factory() else {
         unreachable!("only_child checked the type");
     };
     let make: CipherFactory = Arc::clone(make);
-    Ok(DriverInfo {
-        name: format!("{tmpl}({})", child.name),
-        driver: format!("{tmpl}({})", child.driver),
-        base_priority: child.base_priority,
-        requires: Features::EMPTY,
-        uses_zmm: false,
-        block_size,
-        min_key: child.min_key,
-        max_key: child.max_key,
-        iv_size,
-        out_size: 0,
-        factory: Factory::Skcipher(Arc::new(move || wrap(make()))),
-        children: Vec::new(),
-    })
+    Ok(DriverInfo::instance(
+        format!("{tmpl}({})", child.name()),
+        format!("{tmpl}({})", child.driver()),
+        resolved.priority(),
+        Sizes {
+            block: block_size,
+            iv: iv_size,
+            out: 0,
+            ..child.sizes()
+        },
+        Factory::Skcipher(Arc::new(move |host: &HostFeatures| Ok(wrap(make(host)?)))),
+        children,
+    ))
 }
 
 /// `ecb`, `cbc` and `ctr` ask for their cipher by the argument as written: `cbc(aes)`

@@ -13,6 +13,7 @@ use core::arch::x86_64::{
     _mm_set1_epi32, _mm_setzero_si128, _mm_storeu_si128,
 };
 
+use crate::x86::token::AesNi;
 use cryptoreg_registry::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -44,10 +45,9 @@ impl AesRoundKeys {
 /// Expands a 16-, 24- or 32-byte AES key; any other length is
 /// [`Error::InvalidKeyLength`] naming `driver`.
 ///
-/// Requires AES-NI (and SSE2): callers are drivers that the registry only hands out on
-/// CPUs with `aes`. Without it this function panics rather than executing an illegal
-/// instruction, so misuse is loud but never undefined behaviour.
-pub(crate) fn expand_key(driver: &str, key: &[u8]) -> Result<AesRoundKeys> {
+/// The [`AesNi`] token proves the instructions; the VAES drivers pass theirs through
+/// [`VaesAvx2::aesni`](crate::x86::token::VaesAvx2::aesni).
+pub(crate) fn expand_key(_: AesNi, driver: &str, key: &[u8]) -> Result<AesRoundKeys> {
     let rounds = match key.len() {
         16 => 10,
         24 => 12,
@@ -59,13 +59,9 @@ pub(crate) fn expand_key(driver: &str, key: &[u8]) -> Result<AesRoundKeys> {
             })
         }
     };
-    assert!(
-        std::arch::is_x86_feature_detected!("aes"),
-        "{driver}: AES-NI key schedule on a CPU without AES-NI"
-    );
     let mut keys = AesRoundKeys::empty();
     keys.rounds = rounds;
-    // SAFETY: AES-NI (and SSE2, part of x86_64) were checked just above.
+    // SAFETY: the `AesNi` token proves AES-NI and SSE2.
     unsafe { expand_aesni(key, &mut keys) };
     Ok(keys)
 }
@@ -132,6 +128,7 @@ unsafe fn expand_aesni(key: &[u8], keys: &mut AesRoundKeys) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cryptoreg_registry::HostFeatures;
 
     fn h(s: &str) -> Vec<u8> {
         hex::decode(s).unwrap()
@@ -158,14 +155,23 @@ mod tests {
             ),
         ];
         for (key, last) in cases {
-            let ks = expand_key("t", &h(key)).unwrap();
+            let ks = expand_key(
+                AesNi::new(&HostFeatures::detect(), "t").unwrap(),
+                "t",
+                &h(key),
+            )
+            .unwrap();
             assert_eq!(ks.enc[0].to_vec(), h(key)[..16].to_vec());
             assert_eq!(ks.enc[ks.rounds].to_vec(), h(last));
             assert_eq!(ks.dec[0], ks.enc[ks.rounds]);
             assert_eq!(ks.dec[ks.rounds], ks.enc[0]);
         }
         assert!(matches!(
-            expand_key("t", &[0u8; 20]),
+            expand_key(
+                AesNi::new(&HostFeatures::detect(), "t").unwrap(),
+                "t",
+                &[0u8; 20]
+            ),
             Err(Error::InvalidKeyLength { len: 20, .. })
         ));
     }

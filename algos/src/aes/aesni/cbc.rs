@@ -7,16 +7,19 @@
 
 use core::arch::x86_64::__m128i;
 
-use crate::modes::common::whole_blocks;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+use crate::templates::common::whole_blocks;
+use crate::x86::token::AesNi;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
-use super::cipher::{assert_aesni, iv16, load, load8, store, store8, xor, Keys, REQUIRES, WIDE};
+use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
 
 const DRIVER: &str = "cbc-aes-aesni";
 
 /// The driver: one key schedule, wiped on drop by [`AesRoundKeys`].
 struct CbcAesni {
+    /// Proves AES-NI on this CPU: what makes the `unsafe` entry calls sound.
+    _token: AesNi,
     keys: AesRoundKeys,
 }
 
@@ -65,7 +68,7 @@ unsafe fn cbc_decrypt(ks: &AesRoundKeys, iv: &mut ChainState, data: &mut [u8]) {
 
 impl SkcipherImpl for CbcAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(DRIVER, key)?;
+        self.keys = expand_key(self._token, DRIVER, key)?;
         Ok(())
     }
 
@@ -79,8 +82,8 @@ impl SkcipherImpl for CbcAesni {
     }
 
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        // SAFETY: instances come only from `new_cbc`, which checked for AES-NI (and the
-        // registry builds them only after checking `REQUIRES`).
+        // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
+        // functions are compiled for.
         unsafe { cbc_encrypt(&self.keys, state, data) }
     }
 
@@ -99,25 +102,17 @@ impl SkcipherImpl for CbcAesni {
 }
 
 /// Builds an unkeyed `cbc-aes-aesni`.
-pub(crate) fn new_cbc() -> Box<dyn SkcipherImpl> {
-    assert_aesni(DRIVER);
-    Box::new(CbcAesni {
+pub(crate) fn new_cbc(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(CbcAesni {
+        _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
-    })
+    }))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "cbc(aes)",
-        driver: DRIVER,
-        priority: 400,
-        requires: REQUIRES,
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(new_cbc),
-    }
+    AlgDef::new("cbc(aes)", DRIVER, 400, Ctor::Skcipher(new_cbc))
+        .requires(AesNi::FEATURES)
+        .block_size(16)
+        .key_sizes(16, 32)
+        .iv_size(16)
 }

@@ -11,33 +11,27 @@ use rand_chacha::ChaCha20Rng;
 
 use super::{CtrVaes, Width, XtsVaes};
 use crate::aes::AesGeneric;
+use crate::x86::token::{VaesAvx10, VaesAvx2};
 use crate::xts_util::gf128_mul_x_ble;
+use cryptoreg_registry::HostFeatures;
 
-const WIDTHS: [(Width, &str); 3] = [
-    (Width::Avx2, "avx2"),
-    (Width::Avx10_256, "avx10_256"),
-    (Width::Avx10_512, "avx10_512"),
-];
+const WIDTHS: [&str; 3] = ["avx2", "avx10_256", "avx10_512"];
 
-fn supported(w: Width) -> bool {
-    let base = std::arch::is_x86_feature_detected!("aes")
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("vaes")
-        && std::arch::is_x86_feature_detected!("vpclmulqdq");
-    let avx10 = std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl");
-    match w {
-        Width::Avx2 => base,
-        Width::Avx10_256 | Width::Avx10_512 => base && avx10,
-    }
+/// The width named `name` with its token, if this CPU proves its features.
+fn width(name: &str) -> cryptoreg_registry::Result<Width> {
+    let host = HostFeatures::detect();
+    Ok(match name {
+        "avx2" => Width::Avx2(VaesAvx2::new(&host, name)?),
+        "avx10_256" => Width::Avx10_256(VaesAvx10::new(&host, name)?),
+        _ => Width::Avx10_512(VaesAvx10::new(&host, name)?),
+    })
 }
 
 /// The widths this CPU runs, printed (and the skipped ones named as skipped).
 fn runnable(test: &str) -> Vec<(Width, &'static str)> {
     let mut ran = Vec::new();
-    for (w, name) in WIDTHS {
-        if supported(w) {
+    for name in WIDTHS {
+        if let Ok(w) = width(name) {
             ran.push((w, name));
         } else {
             eprintln!("{test}: SKIPPED {name} (CPU lacks its features; see `cargo xtask emu`)");
@@ -372,7 +366,7 @@ fn key_and_length_rules() {
 #[test]
 fn avx2_runs_where_its_features_are() {
     // A CPU with VAES and VPCLMULQDQ must actually exercise at least the avx2 drivers.
-    if supported(Width::Avx2) {
+    if width("avx2").is_ok() {
         assert!(!runnable("avx2_runs").is_empty());
     }
 }
@@ -380,17 +374,19 @@ fn avx2_runs_where_its_features_are() {
 /// The VAES drivers against the AES-NI drivers (`xts-aes-aesni`, `ctr-aes-aesni`).
 #[test]
 fn matches_aesni_drivers() {
-    use crate::aes::x86_64::{ctr::new_ctr, xts::new_xts};
+    use crate::aes::aesni::{ctr::new_ctr, xts::new_xts};
     let ran = runnable("matches_aesni_drivers");
     let mut rng = ChaCha20Rng::seed_from_u64(5);
     for (w, name) in &ran {
         for (xklen, cklen) in [(32, 16), (48, 24), (64, 32)] {
             let xkey: Vec<u8> = (0..xklen).map(|_| rng.gen()).collect();
             let ckey: Vec<u8> = (0..cklen).map(|_| rng.gen()).collect();
-            let (mut ours_x, mut ni_x) = (xts_driver(*w), new_xts());
+            let (mut ours_x, mut ni_x) =
+                (xts_driver(*w), new_xts(&HostFeatures::detect()).unwrap());
             ours_x.set_key(&xkey).unwrap();
             ni_x.set_key(&xkey).unwrap();
-            let (mut ours_c, mut ni_c) = (ctr_driver(*w), new_ctr());
+            let (mut ours_c, mut ni_c) =
+                (ctr_driver(*w), new_ctr(&HostFeatures::detect()).unwrap());
             ours_c.set_key(&ckey).unwrap();
             ni_c.set_key(&ckey).unwrap();
             for len in (16..600).chain([4096, 4111, 65536]) {

@@ -4,7 +4,8 @@
 //! the kernel's naming) is built on it: `xts(aes)` resolves its child as `ecb(aes)`.
 
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, ChainState, DriverInfo, Result, SkcipherImpl, Template,
+    inventory, AlgType, BlockCipherImpl, ChainState, Child, DriverInfo, Result, SkcipherImpl,
+    Template,
 };
 
 use super::common::{
@@ -68,7 +69,7 @@ pub fn ecb_over_cipher(make: fn() -> Box<dyn BlockCipherImpl>) -> Box<dyn Skciph
 
 /// Builds `ecb(<child>)`: algorithm `ecb(aes)`, driver `ecb(aes-generic)`, the child's
 /// priority and key sizes, no IV, 16-byte blocks.
-pub fn create(children: &[DriverInfo]) -> Result<DriverInfo> {
+pub fn create(children: &[Child]) -> Result<DriverInfo> {
     cipher_mode_instance("ecb", children, 0, BLOCK, |c| Box::new(Ecb::new(c)))
 }
 

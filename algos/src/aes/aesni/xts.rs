@@ -9,9 +9,10 @@
 
 use core::arch::x86_64::__m128i;
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+use crate::x86::token::AesNi;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
-use super::cipher::{assert_aesni, iv16, load, load8, store, store8, xor, Keys, REQUIRES, WIDE};
+use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
 use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
 
@@ -19,6 +20,8 @@ const DRIVER: &str = "xts-aes-aesni";
 
 /// The driver: data-key and tweak-key schedules, wiped on drop by [`AesRoundKeys`].
 struct XtsAesni {
+    /// Proves AES-NI on this CPU: what makes the `unsafe` entry calls sound.
+    _token: AesNi,
     data: AesRoundKeys,
     tweak: AesRoundKeys,
 }
@@ -140,8 +143,8 @@ impl SkcipherImpl for XtsAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
         verify_xts_key(DRIVER, key)?;
         let (k1, k2) = key.split_at(key.len() / 2);
-        self.data = expand_key(DRIVER, k1)?;
-        self.tweak = expand_key(DRIVER, k2)?;
+        self.data = expand_key(self._token, DRIVER, k1)?;
+        self.tweak = expand_key(self._token, DRIVER, k2)?;
         Ok(())
     }
 
@@ -151,8 +154,8 @@ impl SkcipherImpl for XtsAesni {
 
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
         *state = iv16(iv)?;
-        // SAFETY: instances come only from `new_xts`, which checked for AES-NI (and the
-        // registry builds them only after checking `REQUIRES`).
+        // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
+        // functions are compiled for.
         unsafe { encrypt_iv(&self.tweak, state) };
         Ok(())
     }
@@ -199,26 +202,18 @@ impl SkcipherImpl for XtsAesni {
 }
 
 /// Builds an unkeyed `xts-aes-aesni`.
-pub(crate) fn new_xts() -> Box<dyn SkcipherImpl> {
-    assert_aesni(DRIVER);
-    Box::new(XtsAesni {
+pub(crate) fn new_xts(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(XtsAesni {
+        _token: AesNi::new(host, DRIVER)?,
         data: AesRoundKeys::empty(),
         tweak: AesRoundKeys::empty(),
-    })
+    }))
 }
 
 inventory::submit! {
-    AlgDef {
-        name: "xts(aes)",
-        driver: DRIVER,
-        priority: 401,
-        requires: REQUIRES,
-        uses_zmm: false,
-        block_size: 16,
-        min_key: 32,
-        max_key: 64,
-        iv_size: 16,
-        out_size: 0,
-        ctor: Ctor::Skcipher(new_xts),
-    }
+    AlgDef::new("xts(aes)", DRIVER, 401, Ctor::Skcipher(new_xts))
+        .requires(AesNi::FEATURES)
+        .block_size(16)
+        .key_sizes(32, 64)
+        .iv_size(16)
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use cryptoreg_registry::walk::{walk_in_place, Direction};
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, DriverInfo, Error, Factory, Features, Result,
-    SkcipherImpl, Template,
+    inventory, AlgDef, AlgType, BlockCipherImpl, Child, Ctor, DriverInfo, Error, Factory,
+    HostFeatures, Result, SkcipherImpl, Template,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -489,28 +489,43 @@ fn constructors_over_boxed_children() {
 
 // ---- template records: names, priorities, sizes ----
 
+/// A registered-looking description, as the registry would hold it (`'static` names:
+/// records are static, so the test leaks a few bytes per fake).
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
 fn fake_cipher(name: &str, driver: &str, priority: u32, block: usize) -> DriverInfo {
-    DriverInfo {
-        name: name.to_string(),
-        driver: driver.to_string(),
-        base_priority: priority,
-        requires: Features::EMPTY,
-        uses_zmm: false,
-        block_size: block,
-        min_key: 16,
-        max_key: 32,
-        iv_size: 0,
-        out_size: 0,
-        factory: Factory::Cipher(Arc::new(toy)),
-        children: vec![driver.to_string()],
-    }
+    AlgDef::new(
+        leak(name),
+        leak(driver),
+        priority,
+        Ctor::Cipher(|_| Ok(toy())),
+    )
+    .block_size(block)
+    .key_sizes(16, 32)
+    .to_info()
+}
+
+fn fake_ecb_with_block(name: &str, driver: &str, priority: u32, block: usize) -> DriverInfo {
+    AlgDef::new(
+        leak(name),
+        leak(driver),
+        priority,
+        Ctor::Skcipher(|_| Ok(ecb::ecb_over_cipher(toy))),
+    )
+    .block_size(block)
+    .key_sizes(16, 32)
+    .to_info()
 }
 
 fn fake_ecb(name: &str, driver: &str, priority: u32) -> DriverInfo {
-    DriverInfo {
-        factory: Factory::Skcipher(Arc::new(|| ecb::ecb_over_cipher(toy))),
-        ..fake_cipher(name, driver, priority, 16)
-    }
+    fake_ecb_with_block(name, driver, priority, 16)
+}
+
+/// A resolved child at its base priority, as the registry hands children to `create`.
+pub(super) fn as_child(info: &DriverInfo) -> Child {
+    Child::new(Arc::new(info.clone()), info.base_priority())
 }
 
 #[test]
@@ -542,27 +557,27 @@ fn cipher_mode_names_and_sizes() {
         for (tmpl, create, iv, block) in [
             (
                 "ecb",
-                ecb::create as fn(&[DriverInfo]) -> Result<DriverInfo>,
+                ecb::create as fn(&[Child]) -> Result<DriverInfo>,
                 0,
                 16,
             ),
             ("cbc", cbc::create, 16, 16),
             ("ctr", ctr::create, 16, 1),
         ] {
-            let inst = create(std::slice::from_ref(&child)).unwrap();
-            assert_eq!(inst.name, format!("{tmpl}(aes)"));
-            assert_eq!(inst.driver, format!("{tmpl}({driver})"));
-            assert_eq!(inst.base_priority, prio);
-            assert_eq!((inst.min_key, inst.max_key), (16, 32));
+            let inst = create(&[as_child(&child)]).unwrap();
+            assert_eq!(inst.name(), format!("{tmpl}(aes)"));
+            assert_eq!(inst.driver(), format!("{tmpl}({driver})"));
+            assert_eq!(inst.base_priority(), prio);
+            assert_eq!((inst.sizes().min_key, inst.sizes().max_key), (16, 32));
             assert_eq!(
-                (inst.iv_size, inst.block_size, inst.out_size),
+                (inst.iv_size(), inst.block_size(), inst.out_size()),
                 (iv, block, 0)
             );
             assert_eq!(inst.alg_type(), AlgType::Skcipher);
-            let Factory::Skcipher(f) = &inst.factory else {
+            let Factory::Skcipher(f) = &inst.factory() else {
                 panic!("not an skcipher")
             };
-            let mut a = f();
+            let mut a = f(&HostFeatures::detect()).unwrap();
             a.set_key(&KEY32[..16]).unwrap();
             let mut data = pattern(32, 3);
             let orig = data.clone();
@@ -587,7 +602,8 @@ fn xts_child_request() {
 
 #[test]
 fn xts_names_and_sizes() {
-    let generic_ecb = ecb::create(&[fake_cipher("aes", "aes-generic", 100, 16)]).unwrap();
+    let generic_ecb =
+        ecb::create(&[as_child(&fake_cipher("aes", "aes-generic", 100, 16))]).unwrap();
     for (child, driver, prio) in [
         (generic_ecb, "xts(ecb(aes-generic))", 100),
         (
@@ -596,16 +612,19 @@ fn xts_names_and_sizes() {
             400,
         ),
     ] {
-        let inst = xts::create(&[child]).unwrap();
-        assert_eq!(inst.name, "xts(aes)");
-        assert_eq!(inst.driver, driver);
-        assert_eq!(inst.base_priority, prio);
-        assert_eq!((inst.min_key, inst.max_key), (32, 64));
-        assert_eq!((inst.iv_size, inst.block_size, inst.out_size), (16, 16, 0));
-        let Factory::Skcipher(f) = &inst.factory else {
+        let inst = xts::create(&[as_child(&child)]).unwrap();
+        assert_eq!(inst.name(), "xts(aes)");
+        assert_eq!(inst.driver(), driver);
+        assert_eq!(inst.base_priority(), prio);
+        assert_eq!((inst.sizes().min_key, inst.sizes().max_key), (32, 64));
+        assert_eq!(
+            (inst.iv_size(), inst.block_size(), inst.out_size()),
+            (16, 16, 0)
+        );
+        let Factory::Skcipher(f) = &inst.factory() else {
             panic!("not an skcipher")
         };
-        let mut a = f();
+        let mut a = f(&HostFeatures::detect()).unwrap();
         assert_eq!(
             a.set_key(&[9; 32]),
             Err(Error::WeakKey("XTS data key and tweak key are equal"))
@@ -630,38 +649,39 @@ fn instances_refuse_unfit_children() {
     let not_found = |r: Result<DriverInfo>| matches!(r, Err(Error::NotFound(_)));
     // Not a 16-byte block cipher.
     let des = fake_cipher("des", "des-generic", 100, 8);
-    assert!(not_found(ecb::create(std::slice::from_ref(&des))));
-    assert!(not_found(cbc::create(std::slice::from_ref(&des))));
-    assert!(not_found(ctr::create(std::slice::from_ref(&des))));
-    let des_ecb = ecb::create(&[fake_cipher("des", "des-generic", 100, 16)]).map(|mut i| {
-        i.block_size = 8;
-        i
-    });
-    assert!(not_found(xts::create(&[des_ecb.unwrap()])));
+    assert!(not_found(ecb::create(&[as_child(&des)])));
+    assert!(not_found(cbc::create(&[as_child(&des)])));
+    assert!(not_found(ctr::create(&[as_child(&des)])));
+    let des_ecb = fake_ecb_with_block("ecb(des)", "ecb-des-generic", 100, 8);
+    assert!(not_found(xts::create(&[as_child(&des_ecb)])));
     // XTS over something that is not an ECB.
-    let cbc_child = cbc::create(&[fake_cipher("aes", "aes-generic", 100, 16)]).unwrap();
-    assert!(not_found(xts::create(&[cbc_child])));
+    let cbc_child = cbc::create(&[as_child(&fake_cipher("aes", "aes-generic", 100, 16))]).unwrap();
+    assert!(not_found(xts::create(&[as_child(&cbc_child)])));
     // Wrong types and counts.
     let aes = fake_cipher("aes", "aes-generic", 100, 16);
     assert!(matches!(
-        xts::create(std::slice::from_ref(&aes)),
+        xts::create(&[as_child(&aes)]),
         Err(Error::WrongType { .. })
     ));
     let skc = fake_ecb("ecb(aes)", "ecb-aes-aesni", 400);
-    assert!(matches!(ecb::create(&[skc]), Err(Error::WrongType { .. })));
+    assert!(matches!(
+        ecb::create(&[as_child(&skc)]),
+        Err(Error::WrongType { .. })
+    ));
     assert!(not_found(cbc::create(&[])));
-    assert!(not_found(ctr::create(&[aes.clone(), aes])));
+    assert!(not_found(ctr::create(&[as_child(&aes), as_child(&aes)])));
 }
 
 /// Each handle gets fresh child instances: keying one instance leaves another unkeyed
 /// one with its own schedule.
 #[test]
 fn instances_do_not_share_keys() {
-    let inst = cbc::create(&[fake_cipher("aes", "aes-generic", 100, 16)]).unwrap();
-    let Factory::Skcipher(f) = &inst.factory else {
+    let inst = cbc::create(&[as_child(&fake_cipher("aes", "aes-generic", 100, 16))]).unwrap();
+    let Factory::Skcipher(f) = &inst.factory() else {
         panic!("not an skcipher")
     };
-    let (mut a, mut b) = (f(), f());
+    let host = HostFeatures::detect();
+    let (mut a, mut b) = (f(&host).unwrap(), f(&host).unwrap());
     a.set_key(&KEY32[..16]).unwrap();
     b.set_key(&KEY32[16..]).unwrap();
     let mut x = vec![0u8; 32];

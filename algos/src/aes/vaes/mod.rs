@@ -37,11 +37,13 @@ mod xts;
 #[cfg(test)]
 mod tests;
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Feature, Result, SkcipherImpl};
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use zeroize::Zeroize;
 
-use crate::aes::x86_64::key_schedule::{expand_key, AesRoundKeys};
+use crate::aes::aesni::cipher::iv16;
+use crate::aes::aesni::key_schedule::{expand_key, AesRoundKeys};
+use crate::x86::token::{AesNi, VaesAvx10, VaesAvx2};
 use crate::xts_util::{verify_xts_key, xts_tail_len};
 
 /// The raw entry points, for the emulator test crate (`emu/`) and the machine-code check.
@@ -53,41 +55,33 @@ pub mod raw {
     /// Expands an AES key (16, 24 or 32 bytes) into `(encryption, AESDEC, rounds)`
     /// schedules as bytes, with the same key schedule the drivers use.
     pub fn expand(key: &[u8]) -> cryptoreg_registry::Result<(RoundKeyBytes, RoundKeyBytes, usize)> {
-        let ks = super::expand_key("raw", key)?;
+        let token =
+            crate::x86::token::AesNi::new(&cryptoreg_registry::HostFeatures::detect(), "raw")?;
+        let ks = super::expand_key(token, "raw", key)?;
         Ok((ks.enc, ks.dec, ks.rounds))
     }
 }
 
-/// Which instantiation a driver runs.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Which instantiation a driver runs, with the token that proves its features.
+#[derive(Clone, Copy, Debug)]
 enum Width {
     /// `*-vaes-avx2`.
-    Avx2,
+    Avx2(VaesAvx2),
     /// `*-vaes-avx10_256`.
-    Avx10_256,
+    Avx10_256(VaesAvx10),
     /// `*-vaes-avx10_512`.
-    Avx10_512,
+    Avx10_512(VaesAvx10),
 }
 
-/// The features the avx2 drivers execute: VAES and VPCLMULQDQ on ymm, AVX2, and AES-NI for
-/// the key schedule and the tweak.
-const REQ_AVX2: &[Feature] = &[
-    Feature::Aes,
-    Feature::Avx2,
-    Feature::Vaes,
-    Feature::Vpclmulqdq,
-];
-
-/// The avx10 drivers add AVX-512F/BW/VL (mask registers, EVEX, zmm).
-const REQ_AVX10: &[Feature] = &[
-    Feature::Aes,
-    Feature::Avx2,
-    Feature::Vaes,
-    Feature::Vpclmulqdq,
-    Feature::Avx512f,
-    Feature::Avx512bw,
-    Feature::Avx512vl,
-];
+impl Width {
+    /// The AES-NI token the key schedule and the first tweak need.
+    fn aesni(self) -> AesNi {
+        match self {
+            Width::Avx2(t) => t.aesni(),
+            Width::Avx10_256(t) | Width::Avx10_512(t) => t.aesni(),
+        }
+    }
+}
 
 /// `xts-aes-vaes-*`: the data key's two schedules and the tweak key's encryption schedule,
 /// all wiped on drop ([`AesRoundKeys`] is `ZeroizeOnDrop`).
@@ -116,36 +110,34 @@ impl XtsVaes {
             &self.data.enc
         };
         let f = match (self.width, decrypt) {
-            (Width::Avx2, false) => entry::xts_enc_vaes_avx2,
-            (Width::Avx2, true) => entry::xts_dec_vaes_avx2,
-            (Width::Avx10_256, false) => entry::xts_enc_vaes_avx10_256,
-            (Width::Avx10_256, true) => entry::xts_dec_vaes_avx10_256,
-            (Width::Avx10_512, false) => entry::xts_enc_vaes_avx10_512,
-            (Width::Avx10_512, true) => entry::xts_dec_vaes_avx10_512,
+            (Width::Avx2(_), false) => entry::xts_enc_vaes_avx2,
+            (Width::Avx2(_), true) => entry::xts_dec_vaes_avx2,
+            (Width::Avx10_256(_), false) => entry::xts_enc_vaes_avx10_256,
+            (Width::Avx10_256(_), true) => entry::xts_dec_vaes_avx10_256,
+            (Width::Avx10_512(_), false) => entry::xts_enc_vaes_avx10_512,
+            (Width::Avx10_512(_), true) => entry::xts_dec_vaes_avx10_512,
         };
-        // SAFETY: the registry hands this driver out only after checking its `requires`
-        // list (which names every feature the entry is compiled for) against the CPU; the
-        // pointer and length come from one live mutable slice.
+        // SAFETY: the token in `self.width` proves every feature the entry of that width
+        // is compiled for; the pointer and length come from one live mutable slice.
         unsafe { f(keys, self.data.rounds, state, data.as_mut_ptr(), data.len()) }
     }
 
     /// A whole request from its IV, in one entry call that also encrypts the IV.
-    fn crypt_from_iv(&self, decrypt: bool, iv: &[u8], data: &mut [u8]) {
+    fn crypt_from_iv(&self, decrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
         let keys = if decrypt {
             &self.data.dec
         } else {
             &self.data.enc
         };
         let f = match (self.width, decrypt) {
-            (Width::Avx2, false) => entry::xts_enc_iv_vaes_avx2,
-            (Width::Avx2, true) => entry::xts_dec_iv_vaes_avx2,
-            (Width::Avx10_256, false) => entry::xts_enc_iv_vaes_avx10_256,
-            (Width::Avx10_256, true) => entry::xts_dec_iv_vaes_avx10_256,
-            (Width::Avx10_512, false) => entry::xts_enc_iv_vaes_avx10_512,
-            (Width::Avx10_512, true) => entry::xts_dec_iv_vaes_avx10_512,
+            (Width::Avx2(_), false) => entry::xts_enc_iv_vaes_avx2,
+            (Width::Avx2(_), true) => entry::xts_dec_iv_vaes_avx2,
+            (Width::Avx10_256(_), false) => entry::xts_enc_iv_vaes_avx10_256,
+            (Width::Avx10_256(_), true) => entry::xts_dec_iv_vaes_avx10_256,
+            (Width::Avx10_512(_), false) => entry::xts_enc_iv_vaes_avx10_512,
+            (Width::Avx10_512(_), true) => entry::xts_dec_iv_vaes_avx10_512,
         };
-        let mut state: ChainState = [0u8; 16];
-        state.copy_from_slice(&iv[..16]);
+        let mut state: ChainState = iv16(iv)?;
         // SAFETY: as in `crypt`; both schedules have `self.data.rounds` rounds (the two
         // halves of an XTS key have the same size).
         unsafe {
@@ -159,6 +151,7 @@ impl XtsVaes {
             )
         }
         state.zeroize();
+        Ok(())
     }
 }
 
@@ -166,8 +159,8 @@ impl SkcipherImpl for XtsVaes {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
         verify_xts_key(self.driver, key)?;
         let (k1, k2) = key.split_at(key.len() / 2);
-        self.data = expand_key(self.driver, k1)?;
-        self.tweak = expand_key(self.driver, k2)?;
+        self.data = expand_key(self.width.aesni(), self.driver, k1)?;
+        self.tweak = expand_key(self.width.aesni(), self.driver, k2)?;
         Ok(())
     }
 
@@ -176,9 +169,8 @@ impl SkcipherImpl for XtsVaes {
     }
 
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
-        state.copy_from_slice(&iv[..16]);
-        // SAFETY: AES-NI is in this driver's `requires` list, checked by the registry
-        // before the driver is handed out.
+        *state = iv16(iv)?;
+        // SAFETY: the token in `self.width` proves AES-NI.
         unsafe { entry::encrypt_block_aesni(&self.tweak.enc, self.tweak.rounds, state) };
         Ok(())
     }
@@ -207,14 +199,12 @@ impl SkcipherImpl for XtsVaes {
     /// included.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         xts_tail_len(data.len())?;
-        self.crypt_from_iv(false, iv, data);
-        Ok(())
+        self.crypt_from_iv(false, iv, data)
     }
 
     fn decrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         xts_tail_len(data.len())?;
-        self.crypt_from_iv(true, iv, data);
-        Ok(())
+        self.crypt_from_iv(true, iv, data)
     }
 }
 
@@ -236,13 +226,12 @@ impl CtrVaes {
 
     fn crypt(&self, state: &mut ChainState, data: &mut [u8]) {
         let f = match self.width {
-            Width::Avx2 => entry::ctr_vaes_avx2,
-            Width::Avx10_256 => entry::ctr_vaes_avx10_256,
-            Width::Avx10_512 => entry::ctr_vaes_avx10_512,
+            Width::Avx2(_) => entry::ctr_vaes_avx2,
+            Width::Avx10_256(_) => entry::ctr_vaes_avx10_256,
+            Width::Avx10_512(_) => entry::ctr_vaes_avx10_512,
         };
-        // SAFETY: the registry hands this driver out only after checking its `requires`
-        // list (which names every feature the entry is compiled for) against the CPU; the
-        // pointer and length come from one live mutable slice.
+        // SAFETY: the token in `self.width` proves every feature the entry of that width
+        // is compiled for; the pointer and length come from one live mutable slice.
         unsafe {
             f(
                 &self.keys.enc,
@@ -257,7 +246,7 @@ impl CtrVaes {
 
 impl SkcipherImpl for CtrVaes {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(self.driver, key)?;
+        self.keys = expand_key(self.width.aesni(), self.driver, key)?;
         Ok(())
     }
 
@@ -266,7 +255,7 @@ impl SkcipherImpl for CtrVaes {
     }
 
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
-        state.copy_from_slice(&iv[..16]);
+        *state = iv16(iv)?;
         Ok(())
     }
 
@@ -301,37 +290,27 @@ impl SkcipherImpl for CtrVaes {
 }
 
 macro_rules! register {
-    ($($alg:literal, $driver:literal, $prio:expr, $req:expr, $zmm:expr, $block:expr, $min:expr,
-       $max:expr, $ctor:expr;)*) => {$(
+    ($($alg:literal, $driver:literal, $prio:expr, $kind:ident($token:ident), $block:expr,
+       $min:expr, $max:expr, $imp:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
-            AlgDef {
-                name: $alg,
-                driver: $driver,
-                priority: $prio,
-                requires: $req,
-                uses_zmm: $zmm,
-                block_size: $block,
-                min_key: $min,
-                max_key: $max,
-                iv_size: 16,
-                out_size: 0,
-                ctor: Ctor::Skcipher($ctor),
-            }
+            AlgDef::new($alg, $driver, $prio, Ctor::Skcipher(|host: &HostFeatures| {
+                let width = Width::$kind($token::new(host, $driver)?);
+                Ok(Box::new($imp::new($driver, width)))
+            }))
+            .requires($token::FEATURES)
+            .block_size($block)
+            .key_sizes($min, $max)
+            .iv_size(16)
+            $(.$zmm())?
         }
     )*};
 }
 
 register! {
-    "xts(aes)", "xts-aes-vaes-avx2", 600, REQ_AVX2, false, 16, 32, 64,
-        || Box::new(XtsVaes::new("xts-aes-vaes-avx2", Width::Avx2));
-    "xts(aes)", "xts-aes-vaes-avx10_256", 700, REQ_AVX10, false, 16, 32, 64,
-        || Box::new(XtsVaes::new("xts-aes-vaes-avx10_256", Width::Avx10_256));
-    "xts(aes)", "xts-aes-vaes-avx10_512", 800, REQ_AVX10, true, 16, 32, 64,
-        || Box::new(XtsVaes::new("xts-aes-vaes-avx10_512", Width::Avx10_512));
-    "ctr(aes)", "ctr-aes-vaes-avx2", 600, REQ_AVX2, false, 1, 16, 32,
-        || Box::new(CtrVaes::new("ctr-aes-vaes-avx2", Width::Avx2));
-    "ctr(aes)", "ctr-aes-vaes-avx10_256", 700, REQ_AVX10, false, 1, 16, 32,
-        || Box::new(CtrVaes::new("ctr-aes-vaes-avx10_256", Width::Avx10_256));
-    "ctr(aes)", "ctr-aes-vaes-avx10_512", 800, REQ_AVX10, true, 1, 16, 32,
-        || Box::new(CtrVaes::new("ctr-aes-vaes-avx10_512", Width::Avx10_512));
+    "xts(aes)", "xts-aes-vaes-avx2", 600, Avx2(VaesAvx2), 16, 32, 64, XtsVaes;
+    "xts(aes)", "xts-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10), 16, 32, 64, XtsVaes;
+    "xts(aes)", "xts-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), 16, 32, 64, XtsVaes, uses_zmm;
+    "ctr(aes)", "ctr-aes-vaes-avx2", 600, Avx2(VaesAvx2), 1, 16, 32, CtrVaes;
+    "ctr(aes)", "ctr-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10), 1, 16, 32, CtrVaes;
+    "ctr(aes)", "ctr-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), 1, 16, 32, CtrVaes, uses_zmm;
 }

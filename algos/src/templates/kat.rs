@@ -4,9 +4,11 @@
 //! other registered AES driver that runs on this CPU against it.
 
 use cryptoreg_registry::{
-    inventory, AlgDef, BlockCipherImpl, CpuInfo, DriverInfo, Factory, SkcipherImpl,
+    inventory, AlgDef, BlockCipherImpl, Child, CpuInfo, DriverInfo, Factory, HostFeatures,
+    SkcipherImpl,
 };
 
+use super::tests::as_child;
 use super::{cbc, ctr, ecb, xts};
 use crate::aes::AesGeneric;
 
@@ -297,15 +299,15 @@ fn aes_round_trips() {
 fn registered(driver: &str) -> Option<DriverInfo> {
     inventory::iter::<AlgDef>
         .into_iter()
-        .find(|d| d.driver == driver)
+        .find(|d| d.driver() == driver)
         .map(AlgDef::to_info)
 }
 
 fn skcipher(info: &DriverInfo, key: &[u8]) -> Box<dyn SkcipherImpl> {
-    let Factory::Skcipher(f) = &info.factory else {
-        panic!("{} is not an skcipher", info.driver)
+    let Factory::Skcipher(f) = &info.factory() else {
+        panic!("{} is not an skcipher", info.driver())
     };
-    keyed(f(), key)
+    keyed(f(&HostFeatures::detect()).unwrap(), key)
 }
 
 /// The instances built from the registered `aes-generic` record carry the kernel's
@@ -313,29 +315,28 @@ fn skcipher(info: &DriverInfo, key: &[u8]) -> Box<dyn SkcipherImpl> {
 #[test]
 fn instances_over_registered_aes_generic() {
     let aes = registered("aes-generic").expect("aes-generic is registered");
-    let ecb_inst = ecb::create(std::slice::from_ref(&aes)).unwrap();
+    let ecb_inst = ecb::create(&[as_child(&aes)]).unwrap();
     assert_eq!(
-        (ecb_inst.name.as_str(), ecb_inst.driver.as_str()),
+        (ecb_inst.name(), ecb_inst.driver()),
         ("ecb(aes)", "ecb(aes-generic)")
     );
-    let xts_inst = xts::create(std::slice::from_ref(&ecb_inst)).unwrap();
+    let xts_inst = xts::create(&[as_child(&ecb_inst)]).unwrap();
     assert_eq!(
-        (
-            xts_inst.name.as_str(),
-            xts_inst.driver.as_str(),
-            xts_inst.base_priority
-        ),
+        (xts_inst.name(), xts_inst.driver(), xts_inst.base_priority()),
         ("xts(aes)", "xts(ecb(aes-generic))", 100)
     );
-    assert_eq!((xts_inst.min_key, xts_inst.max_key), (32, 64));
+    assert_eq!(
+        (xts_inst.sizes().min_key, xts_inst.sizes().max_key),
+        (32, 64)
+    );
     for (what, key, iv, pt, ct) in ieee1619_vectors() {
         check(skcipher(&xts_inst, &key).as_ref(), what, &iv, &pt, &ct);
     }
-    let cbc_inst = cbc::create(std::slice::from_ref(&aes)).unwrap();
-    assert_eq!(cbc_inst.driver, "cbc(aes-generic)");
-    let ctr_inst = ctr::create(std::slice::from_ref(&aes)).unwrap();
+    let cbc_inst = cbc::create(&[as_child(&aes)]).unwrap();
+    assert_eq!(cbc_inst.driver(), "cbc(aes-generic)");
+    let ctr_inst = ctr::create(&[as_child(&aes)]).unwrap();
     assert_eq!(
-        (ctr_inst.driver.as_str(), ctr_inst.block_size),
+        (ctr_inst.driver(), ctr_inst.block_size()),
         ("ctr(aes-generic)", 1)
     );
 }
@@ -346,7 +347,7 @@ fn instances_over_registered_aes_generic() {
 #[test]
 fn instances_over_other_registered_aes_drivers_agree() {
     let cpu = CpuInfo::native();
-    let runs = |d: &AlgDef| d.to_info().requires.minus(cpu.features).is_empty();
+    let runs = |d: &AlgDef| d.to_info().requires().minus(cpu.features).is_empty();
     let key: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(57) ^ 0xa3).collect();
     let iv = &key[40..56];
     let data: Vec<u8> = (0..4096 + 45).map(|i| (i * 31 + 7) as u8).collect();
@@ -357,19 +358,19 @@ fn instances_over_other_registered_aes_drivers_agree() {
     };
     for def in inventory::iter::<AlgDef>.into_iter().filter(|d| runs(d)) {
         let info = def.to_info();
-        let xts_over = match (def.name, &info.factory) {
-            ("aes", Factory::Cipher(_)) if def.driver != "aes-generic" => {
+        let xts_over = match (def.name(), &info.factory()) {
+            ("aes", Factory::Cipher(_)) if def.driver() != "aes-generic" => {
                 for (create, generic, len) in [
                     (
-                        ecb::create as fn(&[DriverInfo]) -> _,
+                        ecb::create as fn(&[Child]) -> _,
                         ecb::ecb_over_cipher as fn(_) -> _,
                         4096,
                     ),
                     (cbc::create, cbc::cbc_over_cipher, 4096),
                     (ctr::create, ctr::ctr_over_cipher, 4096 + 45),
                 ] {
-                    let inst = create(std::slice::from_ref(&info)).unwrap();
-                    let ivl = inst.iv_size;
+                    let inst = create(&[as_child(&info)]).unwrap();
+                    let ivl = inst.iv_size();
                     let mut got = data[..len].to_vec();
                     skcipher(&inst, &key[..32])
                         .encrypt(&iv[..ivl], &mut got)
@@ -378,15 +379,15 @@ fn instances_over_other_registered_aes_drivers_agree() {
                     keyed(generic(aes), &key[..32])
                         .encrypt(&iv[..ivl], &mut want)
                         .unwrap();
-                    assert_eq!(got, want, "{}", inst.driver);
+                    assert_eq!(got, want, "{}", inst.driver());
                 }
-                ecb::create(std::slice::from_ref(&info)).unwrap()
+                ecb::create(&[as_child(&info)]).unwrap()
             }
             ("ecb(aes)", Factory::Skcipher(_)) => info,
             _ => continue,
         };
-        let inst = xts::create(std::slice::from_ref(&xts_over)).unwrap();
-        assert_eq!(inst.name, "xts(aes)");
+        let inst = xts::create(&[as_child(&xts_over)]).unwrap();
+        assert_eq!(inst.name(), "xts(aes)");
         for len in [16, 17, 31, 512, 527, 4096 + 45] {
             let mut got = data[..len].to_vec();
             skcipher(&inst, &key).encrypt(iv, &mut got).unwrap();
@@ -394,7 +395,7 @@ fn instances_over_other_registered_aes_drivers_agree() {
                 got,
                 reference(keyed(xts::xts_over_cipher(aes), &key), len),
                 "{} len {len}",
-                inst.driver
+                inst.driver()
             );
         }
     }

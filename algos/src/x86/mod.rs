@@ -1,0 +1,11 @@
+//! The shared x86-64 layer every SIMD driver builds on: CPU-feature tokens ([`token`])
+//! and the vector types (`vector`: ymm without masks, ymm with AVX-512VL masks, zmm) that
+//! the AES, GHASH and ChaCha20 cores are written over once and instantiated per width.
+//!
+//! Algorithm-specific operations (AES rounds, the XTS multiply, CTR lanes) live with their
+//! algorithm (`aes/vaes/`), on top of this layer.
+
+#![allow(unsafe_code)]
+
+pub(crate) mod token;
+// vector: moved in next step

@@ -1,0 +1,87 @@
+//! CPU-feature tokens: zero-sized proofs that this CPU has a feature set, one type per
+//! set a driver family executes (as ring's `cpu::intel` and RustCrypto's `InitToken`).
+//!
+//! A token is made only from the registry's [`HostFeatures`] (detected on this machine,
+//! minus the operator's mask, limited to a simulated CPU), so holding one proves the
+//! instructions exist and are allowed. Every SIMD driver takes one in its constructor
+//! and keeps it; the `unsafe` calls into its `#[target_feature]` entries rely on that
+//! and nothing else. The feature list of a token is also what its drivers'
+//! [`AlgDef`](cryptoreg_registry::AlgDef) records declare, so the two can never differ.
+
+use cryptoreg_registry::{Feature, HostFeatures, Result};
+
+macro_rules! cpu_token {
+    ($(#[$doc:meta])* $name:ident = [$($feat:ident),* $(,)?]) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $name(());
+
+        impl $name {
+            /// The features this token proves.
+            pub(crate) const FEATURES: &'static [Feature] = &[$(Feature::$feat),*];
+
+            /// Proves the features on `host`, or refuses naming `driver` and what is
+            /// missing ([`cryptoreg_registry::Error::Unsupported`]).
+            pub(crate) fn new(host: &HostFeatures, driver: &str) -> Result<Self> {
+                host.require(driver, Self::FEATURES)?;
+                Ok($name(()))
+            }
+        }
+    };
+}
+
+cpu_token!(
+    /// AES-NI with SSE2: `aes-aesni` and the `*-aes-aesni` mode drivers.
+    AesNi = [Aes, Sse2]
+);
+
+cpu_token!(
+    /// VAES and VPCLMULQDQ on ymm with AVX2 (VEX encoding), plus AES-NI for the key
+    /// schedule and the first tweak: the `*-vaes-avx2` drivers (a Zen 3 has this).
+    VaesAvx2 = [Aes, Avx2, Vaes, Vpclmulqdq]
+);
+
+cpu_token!(
+    /// The avx2 set plus AVX-512F/BW/VL (EVEX encoding, mask registers, zmm): the
+    /// `*-vaes-avx10_256` and `*-vaes-avx10_512` drivers.
+    VaesAvx10 = [Aes, Avx2, Vaes, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
+);
+
+macro_rules! implies_aesni {
+    ($($name:ident),*) => {$(
+        impl $name {
+            /// The AES-NI token this one implies (its set has AES, and AVX2 implies
+            /// SSE2), for the shared AES-NI key schedule.
+            pub(crate) fn aesni(self) -> AesNi {
+                AesNi(())
+            }
+        }
+    )*};
+}
+
+implies_aesni!(VaesAvx2, VaesAvx10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptoreg_registry::{Error, Features};
+
+    #[test]
+    fn tokens_refuse_a_masked_feature_each() {
+        let host = HostFeatures::detect();
+        for features in [AesNi::FEATURES, VaesAvx2::FEATURES, VaesAvx10::FEATURES] {
+            for &f in features {
+                let masked = host.without(Features::of(&[f]));
+                let refused = match features.len() {
+                    2 => AesNi::new(&masked, "t").map(|_| ()),
+                    4 => VaesAvx2::new(&masked, "t").map(|_| ()),
+                    _ => VaesAvx10::new(&masked, "t").map(|_| ()),
+                };
+                assert!(
+                    matches!(refused, Err(Error::Unsupported { ref missing, .. }) if missing.contains(f.name())),
+                    "{f} masked: {refused:?}"
+                );
+            }
+        }
+    }
+}
