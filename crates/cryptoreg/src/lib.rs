@@ -19,7 +19,10 @@ use cryptoreg_algos as _;
 
 pub use cryptoreg_registry::*;
 
-#[cfg(feature = "fault-injection")]
+// Only under `RUSTFLAGS="--cfg cryptoreg_fault_injection"`, never a Cargo feature: a
+// feature unifies across the dependency graph, so any crate of a service's build could
+// switch this priority-10000 broken driver on for the whole service.
+#[cfg(cryptoreg_fault_injection)]
 mod fault_injection;
 
 /// Boots a registry over every linked driver with the self-test runner installed.
