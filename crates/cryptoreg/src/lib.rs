@@ -6,8 +6,11 @@
 //! [`install_default`], or let the first call of [`registry`] boot one from
 //! `CRYPTOREG_CONFIG` or the embedded defaults; any code may also boot and hold its own.
 //!
-//! The project README follows; its example is compiled and run as a doc test.
-#![doc = include_str!("../../../README.md")]
+//! The project README follows; its example is compiled and run as a doc test. (The file
+//! is `crates/cryptoreg/README.md`, a copy of the workspace's `README.md` inside this crate
+//! so that it packages; `cargo xtask ci` fails unless the two are identical, and
+//! `cargo xtask sync` rewrites the copy.)
+#![doc = include_str!("../README.md")]
 
 use std::sync::Arc;
 
