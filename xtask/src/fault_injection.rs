@@ -39,11 +39,15 @@ fn flagged(root: &Path, args: &[&str]) -> Command {
         Ok(existing) if !existing.trim().is_empty() => format!("{existing} {CFG}"),
         _ => CFG.to_string(),
     };
-    eprintln!("xtask: (RUSTFLAGS=\"{flags}\", CARGO_TARGET_DIR=target/fault-injection)");
+    let target = flagged_target_dir(root);
+    eprintln!(
+        "xtask: (RUSTFLAGS=\"{flags}\", CARGO_TARGET_DIR={})",
+        target.display()
+    );
     let mut cmd = cargo_command(args);
     cmd.env("RUSTFLAGS", flags)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env("CARGO_TARGET_DIR", flagged_target_dir(root));
+        .env("CARGO_TARGET_DIR", target);
     cmd
 }
 
