@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::features::{Feature, Features};
 
-/// The shipped defaults, embedded in every binary.
-pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
+/// The shipped defaults, embedded in every binary. The file is a copy, inside this crate so
+/// that it packages, of the workspace's `configs/default.toml`; `cargo xtask ci` checks
+/// that the two are identical.
+pub const DEFAULT_CONFIG: &str = include_str!("../configs/default.toml");
 
 /// Environment variable naming a configuration file.
 pub const CONFIG_ENV: &str = "CRYPTOREG_CONFIG";

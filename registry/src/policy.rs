@@ -6,8 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
 
-/// The shipped table, embedded.
-pub const CPU_MODELS: &str = include_str!("../../configs/cpu-models.toml");
+/// The shipped table, embedded. The file is a copy, inside this crate so that it packages,
+/// of the workspace's `configs/cpu-models.toml`; `cargo xtask ci` checks that the two are
+/// identical.
+pub const CPU_MODELS: &str = include_str!("../configs/cpu-models.toml");
 
 /// Priority given to zmm drivers on a listed model.
 pub const ZMM_DEMOTED_PRIORITY: u32 = 1;

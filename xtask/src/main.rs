@@ -1,16 +1,24 @@
 //! `cargo xtask`: the project's own automation.
 //!
-//! * `cargo xtask ci`   — formatting, clippy (warnings are errors), every test, the
-//!   AVX-512 emulation check and the machine-code check. This is the README's test
-//!   command and what `.ci/run` calls.
-//! * `cargo xtask test` — every test (release-optimized test profile).
+//! * `cargo xtask ci`   — formatting, clippy (warnings are errors; once more with
+//!   `--cfg cryptoreg_fault_injection`), the embedded copies, every test, the proof that
+//!   an `--all-features` build ships no faulty driver, `cargo package` of the published
+//!   crates, the AVX-512 emulation check and the machine-code check. This is the README's
+//!   test command and what `.ci/run` calls.
+//! * `cargo xtask test` — every test (release-optimized test profile), then the facade's
+//!   and the tool's tests again under `--cfg cryptoreg_fault_injection`, which include the
+//!   self-test gate's (in `target/fault-injection`, so the normal build cache survives).
 //! * `cargo xtask emu`  — runs the AVX-512 drivers under the Bochs CPU emulator and
 //!   compares them byte for byte with the native generic code.
 //! * `cargo xtask asm`  — inspects the emitted machine code of the SIMD entry functions.
+//! * `cargo xtask sync` — rewrites the crates' embedded copies of `configs/*.toml` and
+//!   `README.md` from the originals (see `package.rs`).
 //! * `cargo xtask bench` — criterion benches.
 
 mod asm;
 mod emu;
+mod fault_injection;
+mod package;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -22,14 +30,18 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn cargo(args: &[&str]) -> Result<(), String> {
+/// `cargo ARGS` in the workspace root (the same cargo that runs xtask), echoed.
+fn cargo_command(args: &[&str]) -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     eprintln!("xtask: cargo {}", args.join(" "));
-    let status = Command::new(&cargo)
-        .args(args)
-        .current_dir(root())
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let mut cmd = Command::new(cargo);
+    cmd.args(args).current_dir(root());
+    cmd
+}
+
+/// Runs a cargo command; `args` names it in the error.
+fn status(mut cmd: Command, args: &[&str]) -> Result<(), String> {
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -37,16 +49,20 @@ fn cargo(args: &[&str]) -> Result<(), String> {
     }
 }
 
+fn cargo(args: &[&str]) -> Result<(), String> {
+    status(cargo_command(args), args)
+}
+
 fn test() -> Result<(), String> {
     cargo(&["test", "--workspace", "--all-targets"])?;
     cargo(&["test", "--workspace", "--doc"])?;
     // The fault-injection build proves the self-test gate end to end, in the library
     // and through the command-line tool.
-    cargo(&["test", "-p", "cryptoreg", "--features", "fault-injection"])?;
-    cargo(&["test", "-p", "cryptoctl", "--features", "fault-injection"])
+    fault_injection::test(&root())
 }
 
 fn ci() -> Result<(), String> {
+    let root = root();
     cargo(&["fmt", "--all", "--check"])?;
     cargo(&[
         "clippy",
@@ -56,19 +72,17 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ])?;
-    // Also the fault-injection build of the facade and the tool.
-    cargo(&[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ])?;
+    // Also the fault-injection build (there are no Cargo features to turn on).
+    fault_injection::clippy(&root)?;
+    println!("{}", package::check_copies(&root)?);
     test()?;
-    asm::run(&root()).map(|s| println!("{s}"))?;
-    emu::run(&root()).map(|s| println!("{s}"))?;
+    println!(
+        "{}",
+        fault_injection::all_features_build_ships_no_faulty_driver(&root)?
+    );
+    package::package()?;
+    asm::run(&root).map(|s| println!("{s}"))?;
+    emu::run(&root).map(|s| println!("{s}"))?;
     Ok(())
 }
 
@@ -79,8 +93,9 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("emu") => emu::run(&root()).map(|s| println!("{s}")),
         Some("asm") => asm::run(&root()).map(|s| println!("{s}")),
+        Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|bench>".to_string()),
+        _ => Err("usage: cargo xtask <ci|test|emu|asm|sync|bench>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

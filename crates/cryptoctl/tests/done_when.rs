@@ -19,7 +19,7 @@ const AESNI_DRIVERS: &[&str] = &[
 /// Self-tests that gate. Known answers suffice for correct drivers, and are quick; the
 /// fault-injection build's `xts-aes-faulty` passes them by design (it is wrong only on
 /// long ciphertext-stealing inputs), so there the randomized tests must run to exclude it.
-const GATED: &str = if cfg!(feature = "fault-injection") {
+const GATED: &str = if cfg!(cryptoreg_fault_injection) {
     "[selftest]\nmode = \"full\"\nfuzz_iterations = 200\n"
 } else {
     KAT
@@ -188,7 +188,7 @@ fn full_selftest_report_and_choices() {
         for field in ["driver", "state", "tests", "failures"] {
             assert!(d.get(field).is_some(), "missing {field} in {d}");
         }
-        if !cfg!(feature = "fault-injection") {
+        if !cfg!(cryptoreg_fault_injection) {
             assert!(d["failures"].as_array().unwrap().is_empty(), "{d}");
         }
     }
@@ -296,10 +296,11 @@ fn speed_shows_the_xts_ladder_side_by_side() {
     assert!(generic_row.trim_end().ends_with('-'), "{human}");
 }
 
-/// `cargo test -p cryptoctl --features fault-injection`: the deliberately broken
+/// `RUSTFLAGS="--cfg cryptoreg_fault_injection" cargo test -p cryptoctl` (as
+/// `cargo xtask test` runs it, in `target/fault-injection`): the deliberately broken
 /// `xts-aes-faulty` (priority 10000) must be caught by the randomized tests, excluded,
 /// reported with a replayable line, and the line must replay.
-#[cfg(feature = "fault-injection")]
+#[cfg(cryptoreg_fault_injection)]
 #[test]
 fn fault_injection_is_caught_excluded_and_replayable() {
     let dir = TempDir::new("dw-fault");

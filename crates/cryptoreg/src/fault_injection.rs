@@ -1,5 +1,17 @@
-//! A deliberately wrong driver that proves the self-test gate (cargo feature
-//! `fault-injection`, never in a production build).
+//! A deliberately wrong driver that proves the self-test gate. Compiled only under the
+//! compiler flag `--cfg cryptoreg_fault_injection` (as tokio does with `tokio_unstable`):
+//!
+//! ```sh
+//! RUSTFLAGS="--cfg cryptoreg_fault_injection" CARGO_TARGET_DIR=target/fault-injection \
+//!     cargo test -p cryptoreg -p cryptoctl
+//! ```
+//!
+//! It is deliberately not a Cargo feature: Cargo unifies features across a dependency
+//! graph, so a feature turned on by any crate in a service's build (or by
+//! `--all-features`) would link this driver into the service, where it wins every
+//! `xts(aes)` lookup under `mode = "kat"` or `"off"`. A cfg is set only by whoever runs
+//! the build. `cargo xtask ci` proves that a `cryptoctl` built with `--all-features`
+//! lists no faulty driver.
 //!
 //! `xts-aes-faulty` registers for `xts(aes)` at priority 10000 — above every real driver —
 //! and is a correct XTS over the generic AES except on requests longer than 512 bytes

@@ -6,8 +6,11 @@
 //! [`install_default`], or let the first call of [`registry`] boot one from
 //! `CRYPTOREG_CONFIG` or the embedded defaults; any code may also boot and hold its own.
 //!
-//! The project README follows; its example is compiled and run as a doc test.
-#![doc = include_str!("../../../README.md")]
+//! The project README follows; its example is compiled and run as a doc test. (The file
+//! is `crates/cryptoreg/README.md`, a copy of the workspace's `README.md` inside this crate
+//! so that it packages; `cargo xtask ci` fails unless the two are identical, and
+//! `cargo xtask sync` rewrites the copy.)
+#![doc = include_str!("../README.md")]
 
 use std::sync::Arc;
 
@@ -19,7 +22,10 @@ use cryptoreg_algos as _;
 
 pub use cryptoreg_registry::*;
 
-#[cfg(feature = "fault-injection")]
+// Only under `RUSTFLAGS="--cfg cryptoreg_fault_injection"`, never a Cargo feature: a
+// feature unifies across the dependency graph, so any crate of a service's build could
+// switch this priority-10000 broken driver on for the whole service.
+#[cfg(cryptoreg_fault_injection)]
 mod fault_injection;
 
 /// Boots a registry over every linked driver with the self-test runner installed.

@@ -42,7 +42,7 @@ const CHOICES: &[(&str, &str, &str)] = &[
 /// passes those by design, so it is switched off here (tests/fault_injection.rs covers it).
 fn kat_boot(preset: &str) -> cryptoreg::Registry {
     let reg = common::boot("[selftest]\nmode = \"kat\"\n", Some(preset));
-    if cfg!(feature = "fault-injection") {
+    if cfg!(cryptoreg_fault_injection) {
         reg.disable("xts-aes-faulty").unwrap();
     }
     reg

@@ -1,0 +1,109 @@
+//! The crates users depend on must package: `cargo package` only takes what lies inside a
+//! crate's directory, so a file that a crate embeds (`include_str!`) lives inside it.
+//!
+//! Where the canonical file sits at the workspace root — `configs/*.toml`, which tools
+//! and docs point to, and `README.md`, the project's front page — the crate holds a copy,
+//! and [`check_copies`] (in `cargo xtask ci`, and as a test of this crate, where both
+//! paths always exist) fails unless each copy is byte-identical to its original.
+//! `cargo xtask sync` rewrites the copies from the originals after an edit.
+
+use std::path::Path;
+
+use crate::{cargo_command, status};
+
+/// `(original, copy)`, relative to the workspace root.
+pub const COPIES: &[(&str, &str)] = &[
+    // Embedded by registry/src/config.rs.
+    ("configs/default.toml", "registry/configs/default.toml"),
+    // Embedded by registry/src/policy.rs.
+    (
+        "configs/cpu-models.toml",
+        "registry/configs/cpu-models.toml",
+    ),
+    // The facade's crate docs; its embedding example runs as a doc test.
+    ("README.md", "crates/cryptoreg/README.md"),
+];
+
+/// The crates a user would depend on, packaged (and built from the package) together.
+pub const PUBLISHED: &[&str] = &[
+    "cryptoreg-registry",
+    "cryptoreg-algos",
+    "cryptoreg-selftest",
+    "cryptoreg",
+];
+
+fn read(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(root.join(rel)).map_err(|e| format!("reading {rel}: {e}"))
+}
+
+/// Fails unless every copy exists and is byte-identical to its original.
+pub fn check_copies(root: &Path) -> Result<String, String> {
+    let mut stale = Vec::new();
+    for &(original, copy) in COPIES {
+        if read(root, original)? != read(root, copy)? {
+            stale.push(format!("{copy} differs from {original}"));
+        }
+    }
+    if stale.is_empty() {
+        Ok(format!(
+            "{} embedded copies identical to their originals",
+            COPIES.len()
+        ))
+    } else {
+        Err(format!(
+            "{}; run `cargo xtask sync` after editing the original",
+            stale.join("; ")
+        ))
+    }
+}
+
+/// Rewrites every copy from its original.
+pub fn sync_copies(root: &Path) -> Result<String, String> {
+    for &(original, copy) in COPIES {
+        std::fs::write(root.join(copy), read(root, original)?)
+            .map_err(|e| format!("writing {copy}: {e}"))?;
+    }
+    Ok(format!("{} copies rewritten", COPIES.len()))
+}
+
+/// `cargo package` of the published crates, verified: each `.crate` is unpacked and
+/// built on its own, the path dependencies between them served from the other packages.
+/// `--allow-dirty` so that it runs on a working tree with uncommitted edits too.
+pub fn package() -> Result<(), String> {
+    let mut args = vec!["package", "--allow-dirty"];
+    for name in PUBLISHED {
+        args.extend(["-p", name]);
+    }
+    status(cargo_command(&args), &args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_copies_are_identical_to_their_originals() {
+        check_copies(&crate::root()).unwrap();
+    }
+
+    #[test]
+    fn a_differing_or_missing_copy_is_reported() {
+        let dir = std::env::temp_dir().join(format!("xtask-copies-{}", std::process::id()));
+        for &(original, copy) in COPIES {
+            for rel in [original, copy] {
+                let p = dir.join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, "same\n").unwrap();
+            }
+        }
+        assert!(check_copies(&dir).is_ok());
+        std::fs::write(dir.join(COPIES[0].1), "same\nbut edited\n").unwrap();
+        let e = check_copies(&dir).unwrap_err();
+        assert!(e.contains(COPIES[0].1), "{e}");
+        sync_copies(&dir).unwrap();
+        assert!(check_copies(&dir).is_ok());
+        std::fs::remove_file(dir.join(COPIES[1].1)).unwrap();
+        assert!(check_copies(&dir).unwrap_err().contains(COPIES[1].1));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
