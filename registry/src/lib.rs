@@ -32,10 +32,12 @@ mod cpu;
 mod error;
 mod features;
 mod handle;
+mod inout;
 pub mod names;
 mod policy;
 mod registry;
 mod selftest_api;
+mod test_host;
 mod traits;
 pub mod walk;
 
@@ -47,14 +49,16 @@ pub use config::{
 pub use cpu::{decode_signature, CpuInfo};
 pub use error::{Error, Result};
 pub use features::{Feature, Features};
-pub use handle::{Aead, Cipher, Hash, Skcipher};
+pub use handle::{Aead, Cipher, Hash, HashRequest, Skcipher};
+pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
     BootOptions, Candidate, DriverReport, Explanation, ListEntry, Registry, SelftestReport,
 };
-pub use selftest_api::{SelfTester, TestOutcome, TestParams};
+pub use selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
 pub use traits::{
-    check_key_len, AeadImpl, BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl,
+    check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl, HashState,
+    SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,
 };
 pub use walk::Direction;
 

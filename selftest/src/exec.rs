@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{Cipher, Direction, DriverInfo, Registry, Result, Skcipher};
+use cryptoreg_registry::{Cipher, Direction, DriverInfo, Result, Skcipher, TestHost};
 
 use crate::config::{split_lengths, Division, Placement, TestConfig};
 
@@ -136,8 +136,10 @@ pub(crate) trait Handle: Sized {
     const SINGLE_BUFFER: bool;
     /// The driver under test, outside the registry's bookkeeping.
     fn from_info(info: Arc<DriverInfo>) -> Result<Self>;
-    /// The generic reference, resolved by name.
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self>;
+    /// The generic reference, resolved by name through the host.
+    fn alloc_reference(host: &dyn TestHost, name: &str) -> Result<Self> {
+        Self::from_info(host.resolve_tested(name)?)
+    }
     fn driver(&self) -> &str;
     fn set_key(&mut self, key: &[u8]) -> Result<()>;
     /// The reference path: one contiguous, aligned buffer.
@@ -156,9 +158,6 @@ impl Handle for Skcipher {
     const SINGLE_BUFFER: bool = false;
     fn from_info(info: Arc<DriverInfo>) -> Result<Self> {
         Skcipher::from_info(info)
-    }
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
-        registry.alloc_skcipher(name)
     }
     fn driver(&self) -> &str {
         self.driver_name()
@@ -189,9 +188,6 @@ impl Handle for Cipher {
     const SINGLE_BUFFER: bool = true;
     fn from_info(info: Arc<DriverInfo>) -> Result<Self> {
         Cipher::from_info(info)
-    }
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
-        registry.alloc_cipher(name)
     }
     fn driver(&self) -> &str {
         self.driver_name()

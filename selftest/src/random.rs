@@ -11,7 +11,7 @@
 //! in a failure line replays exactly that case (`TestParams { replay: true, seed, .. }`).
 //!
 //! The reference is `names::build_generic_driver_name(&info.name)` resolved through the
-//! registry (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
+//! [`TestHost`] (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
 //! the reference and are not compared with themselves. Replaying a case on such a driver
 //! compares it with a second instance of itself, which still checks layout independence
 //! and the round trip.
@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use cryptoreg_registry::names::{build_generic_driver_name, is_generic_driver};
 use cryptoreg_registry::{
-    AlgType, Cipher, Direction, DriverInfo, Registry, Result, Skcipher, TestParams,
+    AlgType, Cipher, Direction, DriverInfo, Result, Skcipher, TestHost, TestParams,
 };
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -163,14 +163,14 @@ impl RandomCase {
 
 /// Runs the randomized tests of `info` (all iterations, or the one replayed case).
 pub(crate) fn run(
-    registry: &Registry,
+    host: &dyn TestHost,
     info: &Arc<DriverInfo>,
     params: &TestParams,
     tally: &mut Tally,
 ) {
     match info.alg_type() {
-        AlgType::Skcipher => run_typed::<Skcipher>(registry, info, params, tally),
-        AlgType::Cipher => run_typed::<Cipher>(registry, info, params, tally),
+        AlgType::Skcipher => run_typed::<Skcipher>(host, info, params, tally),
+        AlgType::Cipher => run_typed::<Cipher>(host, info, params, tally),
         ty @ (AlgType::Aead | AlgType::Hash) => {
             if params.replay {
                 let msg = format!("no randomized runner for {ty} algorithms yet");
@@ -205,7 +205,7 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
 }
 
 fn run_typed<H: Handle>(
-    registry: &Registry,
+    host: &dyn TestHost,
     info: &Arc<DriverInfo>,
     params: &TestParams,
     tally: &mut Tally,
@@ -229,7 +229,7 @@ fn run_typed<H: Handle>(
     let reference = if generic {
         H::from_info(Arc::clone(info))
     } else {
-        H::alloc_reference(registry, &ref_name)
+        H::alloc_reference(host, &ref_name)
     };
     let mut reference = match reference {
         Ok(r) => r,

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{DriverInfo, Registry, SelfTester, SelftestMode, TestOutcome, TestParams};
+use cryptoreg_registry::{DriverInfo, SelfTester, SelftestMode, TestHost, TestOutcome, TestParams};
 
 use crate::report::{driver_line, Tally};
 use crate::vectors::VectorSet;
@@ -49,13 +49,13 @@ impl Default for Tester {
 impl SelfTester for Tester {
     fn test(
         &self,
-        registry: &Registry,
+        host: &dyn TestHost,
         driver: &Arc<DriverInfo>,
         params: &TestParams,
     ) -> TestOutcome {
         let mut tally = Tally::default();
         if params.replay {
-            random::run(registry, driver, params, &mut tally);
+            random::run(host, driver, params, &mut tally);
             return tally.into_outcome();
         }
         match self.vectors.get(&driver.name) {
@@ -69,7 +69,7 @@ impl SelfTester for Tester {
             }
         }
         if params.mode == SelftestMode::Full {
-            random::run(registry, driver, params, &mut tally);
+            random::run(host, driver, params, &mut tally);
         }
         tally.into_outcome()
     }
