@@ -38,6 +38,7 @@ mod exec;
 mod kat;
 pub mod random;
 mod report;
+pub mod runner;
 mod tester;
 pub mod vectors;
 
@@ -45,5 +46,8 @@ pub use config::{Division, Placement, TestConfig};
 pub use kat::MAX_FAILING_VECTORS;
 pub use random::MAX_FAILING_CASES;
 pub use report::parse_seed;
+pub use runner::layout::{AeadConfig, Finalization, HashConfig};
 pub use tester::{tester, Tester};
-pub use vectors::{algorithms_with_vectors, Expect, Vector, VectorError, VectorSet};
+pub use vectors::{
+    algorithms_with_vectors, AeadVector, Expect, HashVector, Vector, VectorError, VectorSet,
+};

@@ -10,15 +10,15 @@
 //! `ChaCha8Rng::seed_from_u64(case_seed)` and nothing else feeds it, so the `seed=` printed
 //! in a failure line replays exactly that case (`TestParams { replay: true, seed, .. }`).
 //!
-//! The reference is `names::build_generic_driver_name(&info.name)` resolved through the
-//! [`TestHost`] (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
+//! The reference is the vector file's `generic_driver`, else
+//! `names::build_generic_driver_name(&info.name)`, resolved through the [`TestHost`] (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
 //! the reference and are not compared with themselves. Replaying a case on such a driver
 //! compares it with a second instance of itself, which still checks layout independence
 //! and the round trip.
 
 use std::sync::Arc;
 
-use cryptoreg_registry::names::{build_generic_driver_name, is_generic_driver};
+use cryptoreg_registry::names::is_generic_driver;
 use cryptoreg_registry::{
     AlgType, Cipher, Direction, DriverInfo, Result, Skcipher, TestHost, TestParams,
 };
@@ -76,14 +76,14 @@ pub(crate) struct Shape {
 }
 
 /// A deterministic probe key whose two halves differ.
-fn probe_key(len: usize) -> Vec<u8> {
+pub(crate) fn probe_key(len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(7))
         .collect()
 }
 
 /// Candidate key lengths: `min..=max` in steps of 8, and `max` itself.
-fn candidate_key_lens(info: &DriverInfo) -> Vec<usize> {
+pub(crate) fn candidate_key_lens(info: &DriverInfo) -> Vec<usize> {
     let mut v: Vec<usize> = (info.min_key..=info.max_key).step_by(8).collect();
     if info.max_key >= info.min_key && v.last() != Some(&info.max_key) {
         v.push(info.max_key);
@@ -161,21 +161,21 @@ impl RandomCase {
     }
 }
 
-/// Runs the randomized tests of `info` (all iterations, or the one replayed case).
+/// Runs the randomized tests of a block cipher or skcipher `info` (all iterations, or the
+/// one replayed case) against the driver `ref_name` resolves to.
 pub(crate) fn run(
     host: &dyn TestHost,
     info: &Arc<DriverInfo>,
+    ref_name: &str,
     params: &TestParams,
     tally: &mut Tally,
 ) {
     match info.alg_type() {
-        AlgType::Skcipher => run_typed::<Skcipher>(host, info, params, tally),
-        AlgType::Cipher => run_typed::<Cipher>(host, info, params, tally),
+        AlgType::Skcipher => run_typed::<Skcipher>(host, info, ref_name, params, tally),
+        AlgType::Cipher => run_typed::<Cipher>(host, info, ref_name, params, tally),
         ty @ (AlgType::Aead | AlgType::Hash) => {
-            if params.replay {
-                let msg = format!("no randomized runner for {ty} algorithms yet");
-                tally.failures.push(driver_line(ty, &info.driver, &msg));
-            }
+            let msg = format!("the cipher runner cannot test a {ty}");
+            tally.failures.push(driver_line(ty, &info.driver, &msg));
         }
     }
 }
@@ -207,6 +207,7 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
 fn run_typed<H: Handle>(
     host: &dyn TestHost,
     info: &Arc<DriverInfo>,
+    ref_name: &str,
     params: &TestParams,
     tally: &mut Tally,
 ) {
@@ -225,11 +226,10 @@ fn run_typed<H: Handle>(
             ))
         }
     };
-    let ref_name = build_generic_driver_name(&info.name);
     let reference = if generic {
         H::from_info(Arc::clone(info))
     } else {
-        H::alloc_reference(host, &ref_name)
+        H::alloc_reference(host, ref_name)
     };
     let mut reference = match reference {
         Ok(r) => r,
