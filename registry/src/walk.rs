@@ -166,7 +166,8 @@ pub(crate) fn aead_walk(
     tag: TagOp<'_>,
 ) -> Result<()> {
     let chunk = imp.chunk_size();
-    if chunk == 0 || chunk > BOUNCE / 2 {
+    let aad_chunk = imp.aad_chunk_size();
+    if chunk == 0 || chunk > BOUNCE / 2 || aad_chunk == 0 || aad_chunk > BOUNCE / 2 {
         return Err(Error::InvalidLength {
             len: text_len,
             reason: "driver reported an inconsistent chunk size",
@@ -184,7 +185,7 @@ pub(crate) fn aead_walk(
     let mut state = AeadState::new(); // wiped on drop
     imp.start(&mut state, nonce, lens)?;
     let mut bounce = Zeroizing::new([0u8; BOUNCE]);
-    read_pass(aad, chunk, &mut bounce, |run, is_tail| {
+    read_pass(aad, aad_chunk, &mut bounce, |run, is_tail| {
         if is_tail {
             imp.absorb_aad_tail(&mut state, run)
         } else {

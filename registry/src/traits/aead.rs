@@ -7,16 +7,18 @@
 //!    Poly1305 key from block 0);
 //! 2. [`absorb_aad`](AeadImpl::absorb_aad) over whole chunks of AAD, any number of times,
 //!    then exactly one [`absorb_aad_tail`](AeadImpl::absorb_aad_tail) with the last
-//!    `aad_len % chunk_size` bytes (possibly none) — where both MACs pad to 16 bytes;
+//!    `aad_len % aad_chunk_size` bytes (possibly none) — where both MACs pad to 16 bytes;
 //! 3. [`encrypt_chunks`](AeadImpl::encrypt_chunks) (or `decrypt_chunks`) over whole chunks of
 //!    text, as [`InOut`] runs, then exactly one `encrypt_tail` / `decrypt_tail` with the last
 //!    `text_len % chunk_size` bytes (possibly none);
 //! 4. [`finish`](AeadImpl::finish) writes the tag (encryption), or
 //!    [`verify`](AeadImpl::verify) compares it in constant time (decryption).
 //!
-//! **AAD granularity, decided:** the walker bounces AAD to the driver's chunk size, exactly
-//! as it does text, so no driver carries a partial-block buffer in its state or has to
-//! handle a 3-byte piece followed by a 13-byte one. Only the final AAD piece is partial.
+//! **AAD granularity, decided:** the walker bounces AAD to the driver's
+//! [`aad_chunk_size`](AeadImpl::aad_chunk_size) (by default its chunk size), exactly as it
+//! does text, so no driver has to carry a partial-block buffer in its state or handle a
+//! 3-byte piece followed by a 13-byte one: only the final AAD piece is partial. A driver
+//! that buffers anyway (as a hash-style GHASH does) says 1 and gets the pieces unbounced.
 //!
 //! The state is owned by the caller, on its stack, and wiped when dropped, so it is
 //! zeroized at the end of every request, whether it succeeded, failed or panicked.
@@ -115,19 +117,27 @@ pub trait AeadImpl: Send + Sync {
         Ok(())
     }
 
-    /// The granularity of text and AAD pieces, 1..=64 bytes.
+    /// The granularity of text pieces, 1..=64 bytes.
     fn chunk_size(&self) -> usize {
         16
+    }
+
+    /// The granularity of AAD pieces, 1..=64 bytes; by default the chunk size. A driver
+    /// that buffers partial blocks in its state itself may say 1 and get the caller's AAD
+    /// pieces as they come, unbounced (then the AAD tail call is always empty).
+    fn aad_chunk_size(&self) -> usize {
+        self.chunk_size()
     }
 
     /// Begins a request: derives the per-request state from the nonce (already checked to
     /// have the driver's nonce size).
     fn start(&self, state: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()>;
 
-    /// Absorbs AAD: a whole number of chunks.
+    /// Absorbs AAD: a whole number of AAD chunks.
     fn absorb_aad(&self, state: &mut AeadState, aad: &[u8]);
 
-    /// Absorbs the last `aad_len % chunk_size` bytes of AAD (possibly none). Called once.
+    /// Absorbs the last `aad_len % aad_chunk_size` bytes of AAD (possibly none). Called
+    /// once, and also marks the end of the AAD.
     fn absorb_aad_tail(&self, state: &mut AeadState, tail: &[u8]);
 
     /// Encrypts whole chunks of text and authenticates the ciphertext.
@@ -174,10 +184,11 @@ pub trait AeadImpl: Send + Sync {
             authsize: tag.len(),
         };
         self.start(&mut state, nonce, lens)?;
-        let chunk = self.chunk_size().max(1);
-        let (whole, rest) = aad.split_at(aad.len() - aad.len() % chunk);
+        let achunk = self.aad_chunk_size().max(1);
+        let (whole, rest) = aad.split_at(aad.len() - aad.len() % achunk);
         self.absorb_aad(&mut state, whole);
         self.absorb_aad_tail(&mut state, rest);
+        let chunk = self.chunk_size().max(1);
         let body = data.len() - data.len() % chunk;
         let (whole, rest) = data.split_at_mut(body);
         self.encrypt_chunks(&mut state, InOut::InPlace(whole));
@@ -197,10 +208,11 @@ pub trait AeadImpl: Send + Sync {
             authsize: tag.len(),
         };
         self.start(&mut state, nonce, lens)?;
-        let chunk = self.chunk_size().max(1);
-        let (whole, rest) = aad.split_at(aad.len() - aad.len() % chunk);
+        let achunk = self.aad_chunk_size().max(1);
+        let (whole, rest) = aad.split_at(aad.len() - aad.len() % achunk);
         self.absorb_aad(&mut state, whole);
         self.absorb_aad_tail(&mut state, rest);
+        let chunk = self.chunk_size().max(1);
         let body = data.len() - data.len() % chunk;
         let (whole, rest) = data.split_at_mut(body);
         self.decrypt_chunks(&mut state, InOut::InPlace(whole));
