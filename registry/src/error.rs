@@ -82,6 +82,25 @@ pub enum Error {
         /// Total destination bytes.
         dst: usize,
     },
+    /// A tag size the AEAD does not produce (`set_authsize`).
+    #[error("invalid authsize {len} for {driver}")]
+    InvalidAuthsize {
+        /// The driver.
+        driver: String,
+        /// The size asked for.
+        len: usize,
+    },
+    /// A tag buffer whose length is not the handle's authsize.
+    #[error("invalid tag length {len}, expected the authsize {expected}")]
+    InvalidTagLength {
+        /// The length given.
+        len: usize,
+        /// The authsize in use.
+        expected: usize,
+    },
+    /// Bytes given to a hash `import` that are not a state exported by this driver.
+    #[error("not an exported state of this hash driver: {0}")]
+    InvalidHashState(&'static str),
     /// An authentication tag did not verify; the output holds no plaintext.
     #[error("authentication failed (bad message)")]
     BadMessage,

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
 use crate::host::HostFeatures;
-use crate::traits::{AeadImpl, BlockCipherImpl, HashImpl, HashState, SkcipherImpl};
-use crate::walk::{copy_segments, total_len, walk_in_place, Direction};
+use crate::traits::{BlockCipherImpl, SkcipherImpl};
+use crate::walk::{walk_in_place, walk_to, Direction};
 
 /// Counts live handles of one registry entry; dropped with the handle.
 pub(crate) struct HandleGuard(Arc<AtomicUsize>);
@@ -84,6 +84,13 @@ fn wrong_type(info: &DriverInfo, wanted: &'static str) -> Error {
     }
 }
 
+// After the macro above: the AEAD and hash handles use it (textual macro scope).
+mod aead;
+mod hash;
+
+pub use aead::Aead;
+pub use hash::{Hash, HashRequest};
+
 /// A single-block cipher handle (`aes`).
 pub struct Cipher {
     imp: Box<dyn BlockCipherImpl>,
@@ -91,10 +98,8 @@ pub struct Cipher {
 }
 
 impl Cipher {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping
-    /// (the self-test runner exercises drivers that have not passed yet this way). The
-    /// driver's constructor checks `host` and refuses with [`Error::Unsupported`] if the
-    /// CPU lacks one of its instructions.
+    /// Builds a handle straight from a description, outside the registry's bookkeeping.
+    /// The self-test runner uses this to exercise drivers that have not passed yet.
     pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Cipher> {
         Self::build(info, host, None)
     }
@@ -247,7 +252,8 @@ impl Skcipher {
         walk_in_place(self.imp.as_ref(), dir, iv, segs)
     }
 
-    /// Either direction, out of place. The length checks happen before anything is
+    /// Either direction, out of place: the walker hands the driver (source, destination)
+    /// runs, so nothing is copied first. The length checks happen before anything is
     /// written, so a refused request leaves `dst` untouched.
     pub fn crypt_to(
         &self,
@@ -257,131 +263,6 @@ impl Skcipher {
         dst: &mut [&mut [u8]],
     ) -> Result<()> {
         self.common.check_iv(iv)?;
-        let src_len: usize = src.iter().map(|s| s.len()).sum();
-        let dst_len = total_len(dst);
-        if src_len != dst_len {
-            return Err(Error::LengthMismatch {
-                src: src_len,
-                dst: dst_len,
-            });
-        }
-        self.imp.tail_len(src_len)?;
-        copy_segments(src, dst);
-        self.crypt_segments(dir, iv, dst)
-    }
-}
-
-/// An AEAD handle. On a failed `open` the buffer is wiped: no partial plaintext escapes.
-pub struct Aead {
-    imp: Box<dyn AeadImpl>,
-    common: Common,
-}
-
-impl Aead {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Aead> {
-        Self::build(info, host, None)
-    }
-
-    pub(crate) fn build(
-        info: Arc<DriverInfo>,
-        host: &HostFeatures,
-        guard: Option<HandleGuard>,
-    ) -> Result<Aead> {
-        let Factory::Aead(f) = &info.factory() else {
-            return Err(wrong_type(&info, "aead"));
-        };
-        Ok(Aead {
-            imp: f(host)?,
-            common: Common {
-                info,
-                keyed: false,
-                _guard: guard,
-            },
-        })
-    }
-
-    handle_accessors!();
-
-    /// Sets the key.
-    pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.common.keyed = false;
-        self.common.check_key_range(key)?;
-        self.imp.set_key(key)?;
-        self.common.keyed = true;
-        Ok(())
-    }
-
-    /// Encrypts `data` in place and writes the detached tag.
-    pub fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        self.common.check_iv(nonce)?;
-        self.imp.seal(nonce, aad, data, tag)
-    }
-
-    /// Verifies the tag and decrypts in place; on failure `data` is zeroed.
-    pub fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        self.common.check_iv(nonce)?;
-        let r = self.imp.open(nonce, aad, data, tag);
-        if r.is_err() {
-            data.fill(0);
-        }
-        r
-    }
-}
-
-/// A digest or MAC handle.
-pub struct Hash {
-    imp: Box<dyn HashImpl>,
-    common: Common,
-}
-
-impl Hash {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Hash> {
-        Self::build(info, host, None)
-    }
-
-    pub(crate) fn build(
-        info: Arc<DriverInfo>,
-        host: &HostFeatures,
-        guard: Option<HandleGuard>,
-    ) -> Result<Hash> {
-        let Factory::Hash(f) = &info.factory() else {
-            return Err(wrong_type(&info, "hash"));
-        };
-        Ok(Hash {
-            imp: f(host)?,
-            common: Common {
-                info,
-                keyed: true,
-                _guard: guard,
-            },
-        })
-    }
-
-    handle_accessors!();
-
-    /// Sets a MAC key.
-    pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.imp.set_key(key)
-    }
-
-    /// Starts a running computation.
-    pub fn init(&self) -> Box<dyn HashState> {
-        self.imp.init()
-    }
-
-    /// One-shot digest into `out` (digest size bytes).
-    pub fn digest(&self, data: &[u8], out: &mut [u8]) -> Result<()> {
-        if out.len() != self.common.info.out_size() {
-            return Err(Error::InvalidLength {
-                len: out.len(),
-                reason: "output is not the digest size",
-            });
-        }
-        let mut st = self.imp.init();
-        st.update(data);
-        st.finalize(out);
-        Ok(())
+        walk_to(self.imp.as_ref(), dir, iv, src, dst)
     }
 }

@@ -65,7 +65,12 @@ impl HostFeatures {
     /// `Ok` if every feature of `needed` is present, else [`Error::Unsupported`] naming
     /// `driver` and the missing features. SIMD driver constructors call this first.
     pub fn require(&self, driver: &str, needed: &[Feature]) -> Result<()> {
-        let missing = Features::of(needed).minus(self.features);
+        self.require_set(driver, Features::of(needed))
+    }
+
+    /// [`require`](Self::require) for a feature set.
+    pub fn require_set(&self, driver: &str, needed: Features) -> Result<()> {
+        let missing = needed.minus(self.features);
         if missing.is_empty() {
             Ok(())
         } else {

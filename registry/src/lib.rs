@@ -33,10 +33,12 @@ mod error;
 mod features;
 mod handle;
 mod host;
+mod inout;
 pub mod names;
 mod policy;
 mod registry;
 mod selftest_api;
+mod test_host;
 mod traits;
 pub mod walk;
 
@@ -48,15 +50,17 @@ pub use config::{
 pub use cpu::{decode_signature, CpuInfo};
 pub use error::{Error, Result};
 pub use features::{Feature, Features};
-pub use handle::{Aead, Cipher, Hash, Skcipher};
+pub use handle::{Aead, Cipher, Hash, HashRequest, Skcipher};
 pub use host::HostFeatures;
+pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
     BootOptions, Candidate, DriverReport, Explanation, ListEntry, Registry, SelftestReport,
 };
-pub use selftest_api::{SelfTester, TestOutcome, TestParams};
+pub use selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
 pub use traits::{
-    check_key_len, AeadImpl, BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl,
+    check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl, HashState,
+    SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,
 };
 pub use walk::Direction;
 
@@ -72,10 +76,12 @@ pub mod driver {
     pub use crate::error::{Error, Result};
     pub use crate::features::{Feature, Features};
     pub use crate::host::HostFeatures;
+    pub use crate::inout::InOut;
     pub use crate::names;
-    pub use crate::selftest_api::{SelfTester, TestOutcome, TestParams};
+    pub use crate::selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
     pub use crate::traits::{
-        check_key_len, AeadImpl, BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl,
+        check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl,
+        HashState, SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,
     };
     pub use crate::walk;
     pub use inventory;

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use crate::alg::DriverInfo;
 use crate::config::SelftestMode;
-use crate::registry::Registry;
+use crate::error::Result;
+use crate::host::HostFeatures;
 
 /// What one test run is asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,13 +42,28 @@ impl TestOutcome {
     }
 }
 
+/// What a self-test runner may ask of the registry: the narrow lookup interface, so the
+/// runner never sees the registry itself (and cannot change priorities, states or
+/// configuration while it tests).
+pub trait TestHost: Sync {
+    /// Resolves `name` (an algorithm or driver name, such as the generic reference
+    /// `xts(aes-generic)`) to a driver that passed its own self-test and that this host can
+    /// execute, waiting for that test if it is running. Template instances are built (and
+    /// tested) on demand, as for any request. Handles are then built with `from_info`.
+    fn resolve_tested(&self, name: &str) -> Result<Arc<DriverInfo>>;
+
+    /// The CPU token to build handles with (`Skcipher::from_info(info, &token)`): the
+    /// registry's, so the operator's mask holds for the drivers under test too.
+    fn host_token(&self) -> HostFeatures;
+}
+
 /// A self-test runner installed into the registry at boot.
 pub trait SelfTester: Send + Sync {
-    /// Tests `driver`. The runner may resolve other names through `registry` (the generic
+    /// Tests `driver`. The runner may resolve other names through `host` (the generic
     /// reference); the registry never holds a lock across this call.
     fn test(
         &self,
-        registry: &Registry,
+        host: &dyn TestHost,
         driver: &Arc<DriverInfo>,
         params: &TestParams,
     ) -> TestOutcome;

@@ -3,10 +3,21 @@
 //! driver.
 //!
 //! Every implementation must zeroize its key material on drop.
+//!
+//! Data path (skcipher and AEAD alike): a request is a start, whole *chunks* of the
+//! driver's chunk size, and one tail call; the walker ([`crate::walk`]) feeds scattered
+//! requests through these calls, and contiguous requests go through the one-shot methods
+//! (`encrypt`, `seal`, `digest`) whose default impls compose the same calls.
 
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
+
+mod aead;
+mod hash;
+
+pub use aead::{AeadImpl, AeadLens, AeadState, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE};
+pub use hash::{HashImpl, HashState};
 
 /// The chaining value carried from one piece of a request to the next: the IV for CBC, the
 /// counter block for CTR, the encrypted tweak for XTS. It depends on the key (XTS), so
@@ -55,6 +66,29 @@ pub trait SkcipherImpl: Send + Sync {
     /// Decrypts the last `tail_len(total)` bytes.
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]);
 
+    /// Encrypts whole chunks from `src` into `dst` (same length), advancing `state`: the
+    /// out-of-place path of the walker, one memory pass when overridden. The default copies
+    /// `src` to `dst` and encrypts there, so drivers that only work in place need nothing.
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+        self.encrypt_blocks(state, dst);
+    }
+    /// Decrypts whole chunks from `src` into `dst` (same length), advancing `state`.
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+        self.decrypt_blocks(state, dst);
+    }
+    /// Encrypts the tail from `src` into `dst` (same length).
+    fn encrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+        self.encrypt_tail(state, dst);
+    }
+    /// Decrypts the tail from `src` into `dst` (same length).
+    fn decrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+        self.decrypt_tail(state, dst);
+    }
+
     /// One contiguous request, in place. Drivers may override this to skip the split into
     /// calls; the default composes the methods above and costs nothing extra.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
@@ -79,38 +113,6 @@ pub trait SkcipherImpl: Send + Sync {
         state.zeroize();
         Ok(())
     }
-}
-
-/// An authenticated cipher (`AlgType::Aead`). Contiguous one-shot interface; the tag is
-/// detached. On a failed [`open`](Self::open) the implementation must leave `data`
-/// holding no plaintext (the handle also wipes it).
-pub trait AeadImpl: Send + Sync {
-    /// Expands `key`.
-    fn set_key(&mut self, key: &[u8]) -> Result<()>;
-    /// Encrypts `data` in place and writes the tag (`tag.len()` is the tag size in use).
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()>;
-    /// Verifies `tag` and decrypts `data` in place, or returns [`Error::BadMessage`].
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()>;
-}
-
-/// A digest or keyed MAC (`AlgType::Hash`).
-pub trait HashImpl: Send + Sync {
-    /// Sets the MAC key; unkeyed digests return [`Error::InvalidKeyLength`] for any key.
-    fn set_key(&mut self, key: &[u8]) -> Result<()>;
-    /// A fresh running state (`init`).
-    fn init(&self) -> Box<dyn HashState>;
-}
-
-/// The running state of one hash computation.
-pub trait HashState: Send {
-    /// Absorbs more data.
-    fn update(&mut self, data: &[u8]);
-    /// Writes the digest (`out.len()` is the digest size) and ends the computation.
-    fn finalize(self: Box<Self>, out: &mut [u8]);
-    /// The running state as bytes, for [`import`](Self::import) into another state.
-    fn export(&self) -> Vec<u8>;
-    /// Replaces the running state with an exported one.
-    fn import(&mut self, state: &[u8]) -> Result<()>;
 }
 
 /// Checks a key length against an inclusive range and a step, for `set_key` bodies.

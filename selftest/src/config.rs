@@ -185,7 +185,7 @@ pub fn split_lengths(total: usize, divs: &[Division]) -> Vec<usize> {
     out
 }
 
-fn generate_offset<R: Rng + ?Sized>(rng: &mut R) -> usize {
+pub(crate) fn generate_offset<R: Rng + ?Sized>(rng: &mut R) -> usize {
     match rng.gen_range(0..4) {
         0 | 1 => rng.gen_range(0..16),
         2 => rng.gen_range(0..64),
@@ -193,7 +193,7 @@ fn generate_offset<R: Rng + ?Sized>(rng: &mut R) -> usize {
     }
 }
 
-fn generate_divisions<R: Rng + ?Sized>(rng: &mut R) -> Vec<Division> {
+pub(crate) fn generate_divisions<R: Rng + ?Sized>(rng: &mut R) -> Vec<Division> {
     let n = match rng.gen_range(0..4) {
         0 => 1,
         1 => 2,
@@ -221,7 +221,7 @@ fn generate_divisions<R: Rng + ?Sized>(rng: &mut R) -> Vec<Division> {
         .collect()
 }
 
-fn fmt_divs(f: &mut fmt::Formatter<'_>, name: &str, divs: &[Division]) -> fmt::Result {
+pub(crate) fn fmt_divs(f: &mut fmt::Formatter<'_>, name: &str, divs: &[Division]) -> fmt::Result {
     write!(f, " {name}=[")?;
     for (i, d) in divs.iter().enumerate() {
         if i > 0 {

@@ -8,13 +8,13 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{Cipher, Direction, DriverInfo, HostFeatures, Registry, Result, Skcipher};
+use cryptoreg_registry::{Cipher, Direction, DriverInfo, HostFeatures, Result, Skcipher, TestHost};
 
 use crate::config::{split_lengths, Division, Placement, TestConfig};
 
 /// Byte written into destination buffers before an out-of-place operation, so bytes a
 /// driver forgets to write cannot pass for output.
-const POISON: u8 = 0x5c;
+pub(crate) const POISON: u8 = 0x5c;
 
 /// `bytes` copied into a fresh buffer `offset` bytes in; use `&buf[offset..]`.
 pub(crate) fn misaligned(bytes: &[u8], offset: usize) -> Vec<u8> {
@@ -24,14 +24,14 @@ pub(crate) fn misaligned(bytes: &[u8], offset: usize) -> Vec<u8> {
 }
 
 /// A list of divisions, each in its own buffer at its own offset.
-struct Scattered {
+pub(crate) struct Scattered {
     bufs: Vec<Vec<u8>>,
     offsets: Vec<usize>,
 }
 
 impl Scattered {
     /// Lays `data` out over `divs`.
-    fn with_data(data: &[u8], divs: &[Division]) -> Scattered {
+    pub(crate) fn with_data(data: &[u8], divs: &[Division]) -> Scattered {
         let lens = split_lengths(data.len(), divs);
         let mut pos = 0;
         let mut bufs = Vec::with_capacity(divs.len());
@@ -46,7 +46,7 @@ impl Scattered {
     }
 
     /// Empty (poisoned) buffers for `total` bytes over `divs`.
-    fn poisoned(total: usize, divs: &[Division]) -> Scattered {
+    pub(crate) fn poisoned(total: usize, divs: &[Division]) -> Scattered {
         let lens = split_lengths(total, divs);
         Scattered {
             bufs: divs
@@ -58,7 +58,7 @@ impl Scattered {
         }
     }
 
-    fn slices(&self) -> Vec<&[u8]> {
+    pub(crate) fn slices(&self) -> Vec<&[u8]> {
         self.bufs
             .iter()
             .zip(&self.offsets)
@@ -66,7 +66,7 @@ impl Scattered {
             .collect()
     }
 
-    fn slices_mut(&mut self) -> Vec<&mut [u8]> {
+    pub(crate) fn slices_mut(&mut self) -> Vec<&mut [u8]> {
         self.bufs
             .iter_mut()
             .zip(&self.offsets)
@@ -74,7 +74,7 @@ impl Scattered {
             .collect()
     }
 
-    fn gather(&self) -> Vec<u8> {
+    pub(crate) fn gather(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.bufs.iter().map(Vec::len).sum());
         for (b, &o) in self.bufs.iter().zip(&self.offsets) {
             out.extend_from_slice(&b[o..]);
@@ -135,9 +135,11 @@ pub(crate) trait Handle: Sized {
     /// Whether the type takes one contiguous buffer only (a block cipher).
     const SINGLE_BUFFER: bool;
     /// The driver under test, outside the registry's bookkeeping.
-    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self>;
-    /// The generic reference, resolved by name.
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self>;
+    fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self>;
+    /// The generic reference, resolved by name through the host.
+    fn alloc_reference(host: &dyn TestHost, name: &str) -> Result<Self> {
+        Self::from_info(host.resolve_tested(name)?, &host.host_token())
+    }
     fn driver(&self) -> &str;
     fn set_key(&mut self, key: &[u8]) -> Result<()>;
     /// The reference path: one contiguous, aligned buffer.
@@ -154,11 +156,8 @@ pub(crate) trait Handle: Sized {
 
 impl Handle for Skcipher {
     const SINGLE_BUFFER: bool = false;
-    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self> {
-        Skcipher::from_info(info, host)
-    }
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
-        registry.alloc_skcipher(name)
+    fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self> {
+        Skcipher::from_info(info, token)
     }
     fn driver(&self) -> &str {
         self.driver_name()
@@ -187,11 +186,8 @@ impl Handle for Skcipher {
 
 impl Handle for Cipher {
     const SINGLE_BUFFER: bool = true;
-    fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Self> {
-        Cipher::from_info(info, host)
-    }
-    fn alloc_reference(registry: &Registry, name: &str) -> Result<Self> {
-        registry.alloc_cipher(name)
+    fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self> {
+        Cipher::from_info(info, token)
     }
     fn driver(&self) -> &str {
         self.driver_name()

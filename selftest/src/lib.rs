@@ -9,10 +9,16 @@
 //!   the equal-halves key that must be refused). Each vector runs in both directions,
 //!   contiguous, segmented in place and out of place.
 //! * **Randomized differential tests** (`random`, mode `full`): every non-generic driver is
-//!   compared with the generic reference, found by name through the registry
-//!   (`build_generic_driver_name`), over cases drawn from a seeded RNG: random keys,
+//!   compared with the generic reference, found by name through the narrow
+//!   [`TestHost`](cryptoreg_registry::TestHost) interface (`build_generic_driver_name`), over cases drawn from a seeded RNG: random keys,
 //!   lengths that favour block boundaries, small sizes and ciphertext stealing, and random
 //!   memory layouts ([`TestConfig`]).
+//! * **AEADs and hashes** (`runner::aead`, `runner::hash`): known answers from
+//!   `kind = "aead"` / `kind = "hash"` files, then randomized cases against the generic
+//!   reference (a file may name it with `generic_driver`): random authsizes, AAD and text
+//!   lengths and layouts ([`AeadConfig`]), inauthentic inputs that must fail with
+//!   `BadMessage` and leave zeros; random update splits, `final` / `finup` / `digest` and
+//!   export/import between updates ([`HashConfig`]).
 //! * **Replayable failures** (`report`): each failing case is one line ending in its case
 //!   seed; `TestParams { replay: true, seed, .. }` (`cryptoctl selftest --driver D --seed
 //!   S`) runs exactly that case again and prints the same line. A driver that panics on a
@@ -38,6 +44,7 @@ mod exec;
 mod kat;
 pub mod random;
 mod report;
+pub mod runner;
 mod tester;
 pub mod vectors;
 
@@ -45,5 +52,8 @@ pub use config::{Division, Placement, TestConfig};
 pub use kat::MAX_FAILING_VECTORS;
 pub use random::MAX_FAILING_CASES;
 pub use report::parse_seed;
+pub use runner::layout::{AeadConfig, Finalization, HashConfig};
 pub use tester::{tester, Tester};
-pub use vectors::{algorithms_with_vectors, Expect, Vector, VectorError, VectorSet};
+pub use vectors::{
+    algorithms_with_vectors, AeadVector, Expect, HashVector, Vector, VectorError, VectorSet,
+};

@@ -10,17 +10,17 @@
 //! `ChaCha8Rng::seed_from_u64(case_seed)` and nothing else feeds it, so the `seed=` printed
 //! in a failure line replays exactly that case (`TestParams { replay: true, seed, .. }`).
 //!
-//! The reference is `names::build_generic_driver_name(&info.name())` resolved through the
-//! registry (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
+//! The reference is the vector file's `generic_driver`, else
+//! `names::build_generic_driver_name(&info.name())`, resolved through the [`TestHost`] (`xts(aes)` -> `xts(aes-generic)`); drivers built only from generic leaves are
 //! the reference and are not compared with themselves. Replaying a case on such a driver
 //! compares it with a second instance of itself, which still checks layout independence
 //! and the round trip.
 
 use std::sync::Arc;
 
-use cryptoreg_registry::names::{build_generic_driver_name, is_generic_driver};
+use cryptoreg_registry::names::is_generic_driver;
 use cryptoreg_registry::{
-    AlgType, Cipher, Direction, DriverInfo, Registry, Result, Skcipher, TestParams,
+    AlgType, Cipher, Direction, DriverInfo, Result, Skcipher, TestHost, TestParams,
 };
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -76,14 +76,14 @@ pub(crate) struct Shape {
 }
 
 /// A deterministic probe key whose two halves differ.
-fn probe_key(len: usize) -> Vec<u8> {
+pub(crate) fn probe_key(len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(7))
         .collect()
 }
 
 /// Candidate key lengths: `min..=max` in steps of 8, and `max` itself.
-fn candidate_key_lens(info: &DriverInfo) -> Vec<usize> {
+pub(crate) fn candidate_key_lens(info: &DriverInfo) -> Vec<usize> {
     let mut v: Vec<usize> = (info.sizes().min_key..=info.sizes().max_key)
         .step_by(8)
         .collect();
@@ -163,21 +163,21 @@ impl RandomCase {
     }
 }
 
-/// Runs the randomized tests of `info` (all iterations, or the one replayed case).
+/// Runs the randomized tests of a block cipher or skcipher `info` (all iterations, or the
+/// one replayed case) against the driver `ref_name` resolves to.
 pub(crate) fn run(
-    registry: &Registry,
+    host: &dyn TestHost,
     info: &Arc<DriverInfo>,
+    ref_name: &str,
     params: &TestParams,
     tally: &mut Tally,
 ) {
     match info.alg_type() {
-        AlgType::Skcipher => run_typed::<Skcipher>(registry, info, params, tally),
-        AlgType::Cipher => run_typed::<Cipher>(registry, info, params, tally),
+        AlgType::Skcipher => run_typed::<Skcipher>(host, info, ref_name, params, tally),
+        AlgType::Cipher => run_typed::<Cipher>(host, info, ref_name, params, tally),
         ty => {
-            if params.replay {
-                let msg = format!("no randomized runner for {ty} algorithms yet");
-                tally.failures.push(driver_line(ty, &info.driver(), &msg));
-            }
+            let msg = format!("the cipher runner cannot test a {ty}");
+            tally.failures.push(driver_line(ty, &info.driver(), &msg));
         }
     }
 }
@@ -207,8 +207,9 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
 }
 
 fn run_typed<H: Handle>(
-    registry: &Registry,
+    host: &dyn TestHost,
     info: &Arc<DriverInfo>,
+    ref_name: &str,
     params: &TestParams,
     tally: &mut Tally,
 ) {
@@ -217,7 +218,7 @@ fn run_typed<H: Handle>(
     if generic && !params.replay {
         return;
     }
-    let mut drv = match H::from_info(Arc::clone(info), &registry.host_token()) {
+    let mut drv = match H::from_info(Arc::clone(info), &host.host_token()) {
         Ok(h) => h,
         Err(e) => {
             return tally.failures.push(driver_line(
@@ -227,11 +228,10 @@ fn run_typed<H: Handle>(
             ))
         }
     };
-    let ref_name = build_generic_driver_name(&info.name());
     let reference = if generic {
-        H::from_info(Arc::clone(info), &registry.host_token())
+        H::from_info(Arc::clone(info), &host.host_token())
     } else {
-        H::alloc_reference(registry, &ref_name)
+        H::alloc_reference(host, ref_name)
     };
     let mut reference = match reference {
         Ok(r) => r,

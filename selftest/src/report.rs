@@ -13,10 +13,11 @@
 //! * `{op} test failed (wrong error {Kind}) on "{vector}"; expected={Kind}`
 //! * `{op} unexpectedly succeeded on "{vector}"; expected={Kind}`
 //! * `{op} test failed (panicked: {message}) on "{vector}"`
+//! * `{op} test failed (output not wiped after BadMessage) on "{vector}"` (AEAD open)
 //!
 //! followed by `; cfg="{TestConfig}"` and, for randomized cases, `; seed=0x{16 hex}`, the
 //! case seed that `cryptoctl selftest --driver D --seed S` replays. `{op}` is `setkey`,
-//! `encryption` or `decryption`; `{Kind}` is the name of the
+//! `setauthsize`, `encryption`, `decryption` (ciphers, AEADs), `hash` or `import` (hashes); `{Kind}` is the name of the
 //! [`Error`] variant. Problems that are not about one case
 //! (no vectors, no reference) read `selftest: {type}: {driver}: {message}`.
 
@@ -25,22 +26,28 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cryptoreg_registry::{AlgType, Error, TestOutcome};
 
-use crate::config::TestConfig;
-
 /// The operation a check exercised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
     SetKey,
+    SetAuthsize,
     Encryption,
     Decryption,
+    /// A hash computed under a layout (its finalization is named in the cfg).
+    Hash,
+    /// A hash `import` of bytes that are not an exported state.
+    Import,
 }
 
 impl Op {
     fn name(self) -> &'static str {
         match self {
             Op::SetKey => "setkey",
+            Op::SetAuthsize => "setauthsize",
             Op::Encryption => "encryption",
             Op::Decryption => "decryption",
+            Op::Hash => "hash",
+            Op::Import => "import",
         }
     }
 }
@@ -50,9 +57,16 @@ impl Op {
 pub(crate) enum Problem {
     WrongResult,
     UnexpectedError(String),
-    WrongError { actual: String, expected: String },
-    UnexpectedSuccess { expected: String },
+    WrongError {
+        actual: String,
+        expected: String,
+    },
+    UnexpectedSuccess {
+        expected: String,
+    },
     Panicked(String),
+    /// A failed AEAD open left bytes other than zeros in an output piece.
+    PlaintextLeft,
 }
 
 /// The outcome of one operation on the driver under test: its result, or the message of
@@ -144,7 +158,7 @@ pub(crate) fn compare(expected: &Expected<'_>, actual: &Result<Vec<u8>, Error>) 
 /// the case seed.
 pub(crate) struct Case<'a> {
     pub vector: &'a str,
-    pub cfg: Option<&'a TestConfig>,
+    pub cfg: Option<&'a dyn std::fmt::Display>,
     pub seed: Option<u64>,
 }
 
@@ -172,6 +186,9 @@ pub(crate) fn failure_line(
             let message = message.replace(['\n', '"'], " ");
             format!("selftest: {ty}: {driver} {op} test failed (panicked: {message}) on \"{vector}\"")
         }
+        Problem::PlaintextLeft => format!(
+            "selftest: {ty}: {driver} {op} test failed (output not wiped after BadMessage) on \"{vector}\""
+        ),
         Problem::UnexpectedSuccess { expected } => {
             format!("selftest: {ty}: {driver} {op} unexpectedly succeeded on \"{vector}\"; expected={expected}")
         }
@@ -239,6 +256,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::TestConfig;
 
     fn cfg() -> TestConfig {
         crate::config::example()

@@ -2,17 +2,17 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{DriverInfo, Registry, SelfTester, SelftestMode, TestOutcome, TestParams};
+use cryptoreg_registry::{DriverInfo, SelfTester, TestHost, TestOutcome, TestParams};
 
-use crate::report::{driver_line, Tally};
+use crate::report::Tally;
+use crate::runner;
 use crate::vectors::VectorSet;
-use crate::{kat, random};
 
 /// The self-test runner: known answers (`kat`), then randomized differential tests
 /// against the generic driver (`full`), or exactly one randomized case (`replay`).
 ///
 /// A driver whose algorithm has no vectors fails with `no test vectors for NAME`:
-/// untested is not passed. So do AEADs and hashes until their runners exist.
+/// untested is not passed. One runner per type (`runner`): cipher and skcipher, AEAD, hash.
 #[derive(Debug, Clone)]
 pub struct Tester {
     vectors: Arc<VectorSet>,
@@ -49,28 +49,12 @@ impl Default for Tester {
 impl SelfTester for Tester {
     fn test(
         &self,
-        registry: &Registry,
+        host: &dyn TestHost,
         driver: &Arc<DriverInfo>,
         params: &TestParams,
     ) -> TestOutcome {
         let mut tally = Tally::default();
-        if params.replay {
-            random::run(registry, driver, params, &mut tally);
-            return tally.into_outcome();
-        }
-        match self.vectors.get(&driver.name()) {
-            Some(vectors) => kat::run(driver, &registry.host_token(), vectors, &mut tally),
-            None => {
-                let msg = format!("no test vectors for {}", driver.name());
-                tally
-                    .failures
-                    .push(driver_line(driver.alg_type(), &driver.driver(), &msg));
-                return tally.into_outcome();
-            }
-        }
-        if params.mode == SelftestMode::Full {
-            random::run(registry, driver, params, &mut tally);
-        }
+        runner::run(host, driver, &self.vectors, params, &mut tally);
         tally.into_outcome()
     }
 }

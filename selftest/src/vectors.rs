@@ -16,6 +16,36 @@
 //! expect = "ok"                # or "weak_key", "invalid_key_length", "invalid_length"
 //! ```
 //!
+//! AEAD and hash files say so with a top-level `kind` and use their own fields (a file may
+//! also name the generic reference when `build_generic_driver_name` cannot derive it, as
+//! testmgr's `.generic_driver` does):
+//!
+//! ```toml
+//! algorithm = "gcm(aes)"
+//! kind = "aead"                                    # "cipher" (the default), "aead", "hash"
+//! generic_driver = "gcm_base(ctr(aes-generic),ghash-generic)"   # optional
+//!
+//! [[vector]]
+//! source = "GCM spec, Test Case 2"
+//! key = "00000000000000000000000000000000"
+//! nonce = "000000000000000000000000"
+//! aad = ""                     # optional, default empty
+//! plaintext = "00000000000000000000000000000000"
+//! ciphertext = "0388dace60b6a392f328c2b971b2fe78"
+//! tag = "ab6e47d42cec13bdf53a67b21257bddf"   # its length is the authsize to test
+//! fail = false                 # true: open must fail with BadMessage (plaintext optional)
+//! ```
+//!
+//! ```toml
+//! algorithm = "sha256"
+//! kind = "hash"
+//! [[vector]]
+//! source = "FIPS 180-4, one block"
+//! key = ""                     # optional: MACs only
+//! message = "616263"
+//! digest = "ba7816bf..."
+//! ```
+//!
 //! Why data files: the vectors are checked against OpenSSL by
 //! `selftest/vectors/check_vectors.py` without touching Rust, and adding an algorithm's
 //! vectors does not touch the runner.
@@ -117,12 +147,95 @@ impl fmt::Display for VectorError {
 
 impl std::error::Error for VectorError {}
 
+/// One decoded AEAD known-answer vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AeadVector {
+    /// The standard and vector number it comes from.
+    pub source: String,
+    /// Key bytes.
+    pub key: Vec<u8>,
+    /// Nonce bytes.
+    pub nonce: Vec<u8>,
+    /// Associated data.
+    pub aad: Vec<u8>,
+    /// Plaintext (may be empty for `fail` vectors that do not know it).
+    pub plaintext: Vec<u8>,
+    /// Ciphertext, without the tag.
+    pub ciphertext: Vec<u8>,
+    /// The detached tag; its length is the authsize the vector is run with.
+    pub tag: Vec<u8>,
+    /// Whether opening must fail with `BadMessage`.
+    pub fail: bool,
+}
+
+/// One decoded hash known-answer vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashVector {
+    /// The standard and vector number it comes from.
+    pub source: String,
+    /// MAC key; empty for unkeyed digests.
+    pub key: Vec<u8>,
+    /// The message.
+    pub message: Vec<u8>,
+    /// The expected digest.
+    pub digest: Vec<u8>,
+}
+
+/// Which record shape a vector file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    /// Block ciphers and skciphers: key, iv, plaintext, ciphertext, expect.
+    #[default]
+    Cipher,
+    /// AEADs: key, nonce, aad, plaintext, ciphertext, tag, fail.
+    Aead,
+    /// Hashes: key, message, digest.
+    Hash,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     algorithm: String,
+    #[serde(default)]
+    kind: Kind,
+    #[serde(default)]
+    generic_driver: Option<String>,
     #[serde(rename = "vector", default)]
-    vectors: Vec<RawVector>,
+    vectors: Vec<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAead {
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+    key: String,
+    nonce: String,
+    #[serde(default)]
+    aad: String,
+    #[serde(default)]
+    plaintext: String,
+    ciphertext: String,
+    tag: String,
+    #[serde(default)]
+    fail: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHash {
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+    #[serde(default)]
+    key: String,
+    message: String,
+    digest: String,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +258,9 @@ struct RawVector {
 #[derive(Debug, Clone, Default)]
 pub struct VectorSet {
     by_algorithm: BTreeMap<String, Vec<Vector>>,
+    aead: BTreeMap<String, Vec<AeadVector>>,
+    hash: BTreeMap<String, Vec<HashVector>>,
+    generic_driver: BTreeMap<String, String>,
 }
 
 static EMBEDDED: OnceLock<Arc<VectorSet>> = OnceLock::new();
@@ -179,48 +295,62 @@ impl VectorSet {
         if raw.algorithm.trim().is_empty() {
             return Err(err("empty algorithm name".to_string()));
         }
-        let mut vectors = Vec::with_capacity(raw.vectors.len());
-        for (i, rv) in raw.vectors.into_iter().enumerate() {
-            let name = format!("vector {} ({:?})", i + 1, rv.source);
-            let field = |what: &str, s: &str| {
-                decode_hex(s).map_err(|e| err(format!("{name}: {what}: {e}")))
-            };
-            let v = Vector {
-                key: field("key", &rv.key)?,
-                iv: field("iv", &rv.iv)?,
-                plaintext: field("plaintext", &rv.plaintext)?,
-                ciphertext: field("ciphertext", &rv.ciphertext)?,
-                source: rv.source,
-                expect: rv.expect,
-            };
-            if v.source.trim().is_empty() {
-                return Err(err(format!("{name}: empty source")));
-            }
-            if v.plaintext.len() != v.ciphertext.len() {
-                return Err(err(format!(
-                    "{name}: plaintext is {} bytes but ciphertext is {}",
-                    v.plaintext.len(),
-                    v.ciphertext.len()
-                )));
-            }
-            vectors.push(v);
-        }
-        if vectors.is_empty() {
+        if raw.vectors.is_empty() {
             return Err(err(format!("no vectors for {}", raw.algorithm)));
         }
-        let mut by_algorithm = BTreeMap::new();
-        by_algorithm.insert(raw.algorithm, vectors);
-        Ok(VectorSet { by_algorithm })
+        let mut set = VectorSet::default();
+        if let Some(g) = raw.generic_driver {
+            if g.trim().is_empty() {
+                return Err(err("empty generic_driver".to_string()));
+            }
+            set.generic_driver.insert(raw.algorithm.clone(), g);
+        }
+        for (i, value) in raw.vectors.into_iter().enumerate() {
+            let name = |source: &str| format!("vector {} ({source:?})", i + 1);
+            let shape = |e: toml::de::Error| err(format!("vector {}: {e}", i + 1));
+            match raw.kind {
+                Kind::Cipher => {
+                    let rv: RawVector = value.try_into().map_err(shape)?;
+                    let name = name(&rv.source);
+                    let v = decode_cipher(rv, &name).map_err(err)?;
+                    set.by_algorithm
+                        .entry(raw.algorithm.clone())
+                        .or_default()
+                        .push(v);
+                }
+                Kind::Aead => {
+                    let rv: RawAead = value.try_into().map_err(shape)?;
+                    let name = name(&rv.source);
+                    let v = decode_aead(rv, &name).map_err(err)?;
+                    set.aead.entry(raw.algorithm.clone()).or_default().push(v);
+                }
+                Kind::Hash => {
+                    let rv: RawHash = value.try_into().map_err(shape)?;
+                    let name = name(&rv.source);
+                    let v = decode_hash(rv, &name).map_err(err)?;
+                    set.hash.entry(raw.algorithm.clone()).or_default().push(v);
+                }
+            }
+        }
+        Ok(set)
     }
 
-    /// Adds another set's vectors (appended after existing ones of the same algorithm).
+    /// Adds another set's vectors (appended after existing ones of the same algorithm; a
+    /// `generic_driver` of `other` replaces this set's).
     pub fn merge(&mut self, other: VectorSet) {
         for (alg, vs) in other.by_algorithm {
             self.by_algorithm.entry(alg).or_default().extend(vs);
         }
+        for (alg, vs) in other.aead {
+            self.aead.entry(alg).or_default().extend(vs);
+        }
+        for (alg, vs) in other.hash {
+            self.hash.entry(alg).or_default().extend(vs);
+        }
+        self.generic_driver.extend(other.generic_driver);
     }
 
-    /// The vectors of an algorithm name, if any.
+    /// The cipher/skcipher vectors of an algorithm name, if any.
     pub fn get(&self, algorithm: &str) -> Option<&[Vector]> {
         self.by_algorithm
             .get(algorithm)
@@ -228,23 +358,121 @@ impl VectorSet {
             .filter(|v| !v.is_empty())
     }
 
-    /// Algorithm names with at least one vector, sorted.
+    /// The AEAD vectors of an algorithm name, if any.
+    pub fn get_aead(&self, algorithm: &str) -> Option<&[AeadVector]> {
+        self.aead
+            .get(algorithm)
+            .map(Vec::as_slice)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The hash vectors of an algorithm name, if any.
+    pub fn get_hash(&self, algorithm: &str) -> Option<&[HashVector]> {
+        self.hash
+            .get(algorithm)
+            .map(Vec::as_slice)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The generic reference a vector file names for its algorithm, if it names one.
+    pub fn generic_driver(&self, algorithm: &str) -> Option<&str> {
+        self.generic_driver.get(algorithm).map(String::as_str)
+    }
+
+    /// Algorithm names with at least one vector of any kind, sorted.
     pub fn algorithms(&self) -> impl Iterator<Item = &str> {
-        self.by_algorithm
+        let mut names: Vec<&str> = self
+            .by_algorithm
             .iter()
             .filter(|(_, v)| !v.is_empty())
             .map(|(k, _)| k.as_str())
+            .chain(self.aead.keys().map(String::as_str))
+            .chain(self.hash.keys().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.into_iter()
     }
 
     /// Total number of vectors.
     pub fn len(&self) -> usize {
-        self.by_algorithm.values().map(Vec::len).sum()
+        self.by_algorithm.values().map(Vec::len).sum::<usize>()
+            + self.aead.values().map(Vec::len).sum::<usize>()
+            + self.hash.values().map(Vec::len).sum::<usize>()
     }
 
     /// Whether the set holds no vector.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+fn decode_cipher(rv: RawVector, name: &str) -> Result<Vector, String> {
+    let field = |what: &str, s: &str| decode_hex(s).map_err(|e| format!("{name}: {what}: {e}"));
+    let v = Vector {
+        key: field("key", &rv.key)?,
+        iv: field("iv", &rv.iv)?,
+        plaintext: field("plaintext", &rv.plaintext)?,
+        ciphertext: field("ciphertext", &rv.ciphertext)?,
+        source: rv.source,
+        expect: rv.expect,
+    };
+    if v.source.trim().is_empty() {
+        return Err(format!("{name}: empty source"));
+    }
+    if v.plaintext.len() != v.ciphertext.len() {
+        return Err(format!(
+            "{name}: plaintext is {} bytes but ciphertext is {}",
+            v.plaintext.len(),
+            v.ciphertext.len()
+        ));
+    }
+    Ok(v)
+}
+
+fn decode_aead(rv: RawAead, name: &str) -> Result<AeadVector, String> {
+    let field = |what: &str, s: &str| decode_hex(s).map_err(|e| format!("{name}: {what}: {e}"));
+    let v = AeadVector {
+        key: field("key", &rv.key)?,
+        nonce: field("nonce", &rv.nonce)?,
+        aad: field("aad", &rv.aad)?,
+        plaintext: field("plaintext", &rv.plaintext)?,
+        ciphertext: field("ciphertext", &rv.ciphertext)?,
+        tag: field("tag", &rv.tag)?,
+        source: rv.source,
+        fail: rv.fail,
+    };
+    if v.source.trim().is_empty() {
+        return Err(format!("{name}: empty source"));
+    }
+    if v.tag.is_empty() {
+        return Err(format!("{name}: empty tag"));
+    }
+    if !v.fail && v.plaintext.len() != v.ciphertext.len() {
+        return Err(format!(
+            "{name}: plaintext is {} bytes but ciphertext is {}",
+            v.plaintext.len(),
+            v.ciphertext.len()
+        ));
+    }
+    Ok(v)
+}
+
+fn decode_hash(rv: RawHash, name: &str) -> Result<HashVector, String> {
+    let field = |what: &str, s: &str| decode_hex(s).map_err(|e| format!("{name}: {what}: {e}"));
+    let v = HashVector {
+        key: field("key", &rv.key)?,
+        message: field("message", &rv.message)?,
+        digest: field("digest", &rv.digest)?,
+        source: rv.source,
+    };
+    if v.source.trim().is_empty() {
+        return Err(format!("{name}: empty source"));
+    }
+    if v.digest.is_empty() {
+        return Err(format!("{name}: empty digest"));
+    }
+    Ok(v)
 }
 
 /// Algorithm names that have embedded known-answer vectors (for listings and the CLI).

@@ -287,8 +287,8 @@ impl HashState for ToyHashState {
     fn finalize(self: Box<Self>, out: &mut [u8]) {
         out.copy_from_slice(&self.0.to_le_bytes()[..out.len()]);
     }
-    fn export(&self) -> Vec<u8> {
-        self.0.to_le_bytes().to_vec()
+    fn export(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        zeroize::Zeroizing::new(self.0.to_le_bytes().to_vec())
     }
     fn import(&mut self, state: &[u8]) -> Result<()> {
         self.0 = u64::from_le_bytes(state.try_into().map_err(|_| Error::InvalidLength {

@@ -198,7 +198,7 @@ pub struct ToyTester {
 }
 
 impl SelfTester for ToyTester {
-    fn test(&self, _: &Registry, driver: &Arc<DriverInfo>, _: &TestParams) -> TestOutcome {
+    fn test(&self, _: &dyn TestHost, driver: &Arc<DriverInfo>, _: &TestParams) -> TestOutcome {
         self.calls
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if driver.driver().contains("broken") {

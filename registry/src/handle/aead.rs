@@ -1,0 +1,256 @@
+//! The AEAD handle: contiguous, segmented and out-of-place seal and open with a detached
+//! tag of the handle's authsize.
+//!
+//! Every check (key set, nonce length, tag length = authsize, src/dst totals) happens
+//! before the driver sees the request, so a refused request writes nothing. A failed open
+//! returns [`Error::BadMessage`] after wiping *every* output piece: the driver decrypts
+//! before it can verify (one pass), so the handle wipes whatever it wrote.
+
+use std::sync::Arc;
+
+use zeroize::Zeroize;
+
+use super::{wrong_type, Common, HandleGuard};
+use crate::alg::{DriverInfo, Factory};
+use crate::error::{Error, Result};
+use crate::host::HostFeatures;
+use crate::traits::{AeadImpl, AEAD_MAX_TAG_SIZE};
+use crate::walk::{aead_walk, total_len, total_len_ro, Direction, Segs, TagOp};
+
+/// An AEAD handle (`gcm(aes)`, `rfc7539(chacha20,poly1305)`). The tag is detached: it is
+/// written to (seal) or read from (open) a buffer of exactly [`authsize`](Self::authsize)
+/// bytes, which starts as the driver's largest (`info().out_size`).
+pub struct Aead {
+    imp: Box<dyn AeadImpl>,
+    common: Common,
+    authsize: usize,
+}
+
+impl Aead {
+    /// Builds a handle straight from a description, outside the registry's bookkeeping.
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Aead> {
+        Self::build(info, host, None)
+    }
+
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Aead> {
+        let Factory::Aead(f) = &info.factory() else {
+            return Err(wrong_type(&info, "aead"));
+        };
+        if info.out_size() == 0 || info.out_size() > AEAD_MAX_TAG_SIZE {
+            return Err(Error::InvalidAuthsize {
+                driver: info.driver().to_string(),
+                len: info.out_size(),
+            });
+        }
+        Ok(Aead {
+            imp: f(host)?,
+            authsize: info.out_size(),
+            common: Common {
+                info,
+                keyed: false,
+                _guard: guard,
+            },
+        })
+    }
+
+    handle_accessors!();
+
+    /// Nonce size in bytes.
+    pub fn nonce_size(&self) -> usize {
+        self.common.info.iv_size()
+    }
+
+    /// The tag size in use.
+    pub fn authsize(&self) -> usize {
+        self.authsize
+    }
+
+    /// The largest tag size the driver produces (its default authsize).
+    pub fn max_authsize(&self) -> usize {
+        self.common.info.out_size()
+    }
+
+    /// Sets the key.
+    pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.common.keyed = false;
+        self.common.check_key_range(key)?;
+        self.imp.set_key(key)?;
+        self.common.keyed = true;
+        Ok(())
+    }
+
+    /// Sets the tag size (the kernel's `crypto_aead_setauthsize`): `1..=max_authsize()` and
+    /// accepted by the driver (GCM: 4, 8, 12..=16). A refused size leaves the old one.
+    pub fn set_authsize(&mut self, authsize: usize) -> Result<()> {
+        if authsize == 0 || authsize > self.max_authsize() {
+            return Err(Error::InvalidAuthsize {
+                driver: self.common.info.driver().to_string(),
+                len: authsize,
+            });
+        }
+        self.imp.check_authsize(authsize)?;
+        self.authsize = authsize;
+        Ok(())
+    }
+
+    fn check(&self, nonce: &[u8], tag_len: usize) -> Result<()> {
+        self.common.check_iv(nonce)?;
+        if tag_len != self.authsize {
+            return Err(Error::InvalidTagLength {
+                len: tag_len,
+                expected: self.authsize,
+            });
+        }
+        Ok(())
+    }
+
+    /// Encrypts one contiguous buffer in place and writes the tag: the common path, with
+    /// no walker.
+    pub fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        self.check(nonce, tag.len())?;
+        self.imp.seal(nonce, aad, data, tag)
+    }
+
+    /// Verifies the tag and decrypts one contiguous buffer in place; on failure the buffer
+    /// is wiped and the error is [`Error::BadMessage`].
+    pub fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        self.check(nonce, tag.len())?;
+        let r = self.imp.open(nonce, aad, data, tag);
+        if r.is_err() {
+            data.zeroize();
+        }
+        r
+    }
+
+    /// Seals a request whose AAD and text are scattered over pieces, text in place.
+    pub fn seal_segments(
+        &self,
+        nonce: &[u8],
+        aad: &[&[u8]],
+        data: &mut [&mut [u8]],
+        tag: &mut [u8],
+    ) -> Result<()> {
+        self.check(nonce, tag.len())?;
+        match (aad, &mut *data) {
+            ([], [one]) => return self.imp.seal(nonce, &[], one, tag),
+            ([a], [one]) => return self.imp.seal(nonce, a, one, tag),
+            _ => {}
+        }
+        let len = total_len(data);
+        let segs = Segs::InPlace(data);
+        aead_walk(
+            self.imp.as_ref(),
+            Direction::Encrypt,
+            nonce,
+            aad,
+            segs,
+            len,
+            TagOp::Write(tag),
+        )
+    }
+
+    /// Opens a request whose AAD and text are scattered over pieces, text in place; on
+    /// failure every piece of `data` is wiped.
+    pub fn open_segments(
+        &self,
+        nonce: &[u8],
+        aad: &[&[u8]],
+        data: &mut [&mut [u8]],
+        tag: &[u8],
+    ) -> Result<()> {
+        self.check(nonce, tag.len())?;
+        let r = match (aad, &mut *data) {
+            ([], [one]) => self.imp.open(nonce, &[], one, tag),
+            ([a], [one]) => self.imp.open(nonce, a, one, tag),
+            _ => {
+                let len = total_len(data);
+                aead_walk(
+                    self.imp.as_ref(),
+                    Direction::Decrypt,
+                    nonce,
+                    aad,
+                    Segs::InPlace(data),
+                    len,
+                    TagOp::Verify(tag),
+                )
+            }
+        };
+        if r.is_err() {
+            wipe(data);
+        }
+        r
+    }
+
+    /// Seals from `src` pieces into `dst` pieces (out of place; the lists may be divided
+    /// differently but must hold the same number of bytes).
+    pub fn seal_to(
+        &self,
+        nonce: &[u8],
+        aad: &[&[u8]],
+        src: &[&[u8]],
+        dst: &mut [&mut [u8]],
+        tag: &mut [u8],
+    ) -> Result<()> {
+        let len = self.check_to(nonce, tag.len(), src, dst)?;
+        aead_walk(
+            self.imp.as_ref(),
+            Direction::Encrypt,
+            nonce,
+            aad,
+            Segs::Split { src, dst },
+            len,
+            TagOp::Write(tag),
+        )
+    }
+
+    /// Opens from `src` pieces into `dst` pieces; on failure every piece of `dst` is
+    /// wiped (`src` is left as it was).
+    pub fn open_to(
+        &self,
+        nonce: &[u8],
+        aad: &[&[u8]],
+        src: &[&[u8]],
+        dst: &mut [&mut [u8]],
+        tag: &[u8],
+    ) -> Result<()> {
+        let len = self.check_to(nonce, tag.len(), src, dst)?;
+        let r = aead_walk(
+            self.imp.as_ref(),
+            Direction::Decrypt,
+            nonce,
+            aad,
+            Segs::Split { src, dst },
+            len,
+            TagOp::Verify(tag),
+        );
+        if r.is_err() {
+            wipe(dst);
+        }
+        r
+    }
+
+    fn check_to(
+        &self,
+        nonce: &[u8],
+        tag_len: usize,
+        src: &[&[u8]],
+        dst: &[&mut [u8]],
+    ) -> Result<usize> {
+        self.check(nonce, tag_len)?;
+        let (s, d) = (total_len_ro(src), total_len(dst));
+        if s != d {
+            return Err(Error::LengthMismatch { src: s, dst: d });
+        }
+        Ok(s)
+    }
+}
+
+fn wipe(pieces: &mut [&mut [u8]]) {
+    for p in pieces.iter_mut() {
+        p.zeroize();
+    }
+}

@@ -1,0 +1,197 @@
+//! The hash handle and its running request, with the kernel's shash operations:
+//! `init / update / final / finup / digest` and `export / import`.
+//!
+//! `final` is a Rust keyword, so the method is [`HashRequest::finalize`].
+//!
+//! Exported states carry a small header (magic, format version, a fingerprint of the
+//! driver name), so importing bytes that some other driver, or nobody, exported is an
+//! error rather than a silently wrong digest. The driver's own bytes follow and the driver
+//! checks them too. Exports are [`Zeroizing`]: a MAC's running state is key material.
+
+use std::sync::Arc;
+
+use zeroize::Zeroizing;
+
+use super::{wrong_type, Common, HandleGuard};
+use crate::alg::{DriverInfo, Factory};
+use crate::error::{Error, Result};
+use crate::host::HostFeatures;
+use crate::traits::{HashImpl, HashState};
+
+/// First bytes of every exported hash state.
+const EXPORT_MAGIC: &[u8; 4] = b"CRHS";
+/// Format version of the header.
+const EXPORT_VERSION: u8 = 1;
+/// Magic + version + driver fingerprint.
+const HEADER_LEN: usize = 4 + 1 + 8;
+
+/// FNV-1a of the driver name: ties an export to the driver whose format it is in.
+fn fingerprint(driver: &str) -> u64 {
+    driver.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn check_out(out: &[u8], size: usize) -> Result<()> {
+    if out.len() != size {
+        return Err(Error::InvalidLength {
+            len: out.len(),
+            reason: "output is not the digest size",
+        });
+    }
+    Ok(())
+}
+
+/// A digest or MAC handle (`sha256`, `ghash`, `poly1305`, `hmac(sha256)`). Unkeyed
+/// digests (`max_key == 0`) are ready at once; keyed hashes need `set_key` first.
+pub struct Hash {
+    imp: Box<dyn HashImpl>,
+    common: Common,
+}
+
+impl Hash {
+    /// Builds a handle straight from a description, outside the registry's bookkeeping.
+    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Hash> {
+        Self::build(info, host, None)
+    }
+
+    pub(crate) fn build(
+        info: Arc<DriverInfo>,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Result<Hash> {
+        let Factory::Hash(f) = &info.factory() else {
+            return Err(wrong_type(&info, "hash"));
+        };
+        Ok(Hash {
+            imp: f(host)?,
+            common: Common {
+                keyed: info.sizes().max_key == 0,
+                info,
+                _guard: guard,
+            },
+        })
+    }
+
+    handle_accessors!();
+
+    /// Digest size in bytes.
+    pub fn digest_size(&self) -> usize {
+        self.common.info.out_size()
+    }
+
+    /// Whether the hash takes a key (a MAC).
+    pub fn is_keyed(&self) -> bool {
+        self.common.info.sizes().max_key > 0
+    }
+
+    /// Sets a MAC key. Unkeyed digests refuse every key with
+    /// [`Error::InvalidKeyLength`].
+    pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        if !self.is_keyed() {
+            return Err(Error::InvalidKeyLength {
+                driver: self.common.info.driver().to_string(),
+                len: key.len(),
+            });
+        }
+        self.common.keyed = false;
+        self.common.check_key_range(key)?;
+        self.imp.set_key(key)?;
+        self.common.keyed = true;
+        Ok(())
+    }
+
+    fn ready(&self) -> Result<()> {
+        if self.common.keyed {
+            Ok(())
+        } else {
+            Err(Error::NoKey)
+        }
+    }
+
+    /// Starts a running computation (`init`).
+    pub fn init(&self) -> Result<HashRequest> {
+        self.ready()?;
+        Ok(HashRequest {
+            state: self.imp.init(),
+            out_size: self.digest_size(),
+            fingerprint: fingerprint(self.driver_name()),
+        })
+    }
+
+    /// One-shot digest into `out` (digest-size bytes): the common path, no running state
+    /// unless the driver needs one.
+    pub fn digest(&self, data: &[u8], out: &mut [u8]) -> Result<()> {
+        self.ready()?;
+        check_out(out, self.digest_size())?;
+        self.imp.digest(data, out);
+        Ok(())
+    }
+
+    /// Resumes a computation from bytes that [`HashRequest::export`] of this driver
+    /// produced (`import`); anything else is [`Error::InvalidHashState`].
+    pub fn import(&self, exported: &[u8]) -> Result<HashRequest> {
+        self.ready()?;
+        if exported.len() < HEADER_LEN || &exported[..4] != EXPORT_MAGIC {
+            return Err(Error::InvalidHashState("no export header"));
+        }
+        if exported[4] != EXPORT_VERSION {
+            return Err(Error::InvalidHashState("unknown export version"));
+        }
+        let mut fp = [0u8; 8];
+        fp.copy_from_slice(&exported[5..HEADER_LEN]);
+        if u64::from_le_bytes(fp) != fingerprint(self.driver_name()) {
+            return Err(Error::InvalidHashState("exported by another driver"));
+        }
+        let mut req = self.init()?;
+        req.state.import(&exported[HEADER_LEN..])?;
+        Ok(req)
+    }
+}
+
+/// One running hash computation (the kernel's `shash_desc`): `update` any number of
+/// times, then `finalize` or `finup`, or `export` to resume later.
+pub struct HashRequest {
+    state: Box<dyn HashState>,
+    out_size: usize,
+    fingerprint: u64,
+}
+
+impl std::fmt::Debug for HashRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HashRequest(..)")
+    }
+}
+
+impl HashRequest {
+    /// Absorbs more data.
+    pub fn update(&mut self, data: &[u8]) {
+        self.state.update(data);
+    }
+
+    /// Writes the digest (the kernel's `final`) and ends the computation. A wrong output
+    /// length is refused before anything is written, and ends the computation too.
+    pub fn finalize(self, out: &mut [u8]) -> Result<()> {
+        check_out(out, self.out_size)?;
+        self.state.finalize(out);
+        Ok(())
+    }
+
+    /// `update(data)` then `finalize(out)`, in one driver call (`finup`).
+    pub fn finup(self, data: &[u8], out: &mut [u8]) -> Result<()> {
+        check_out(out, self.out_size)?;
+        self.state.finup(data, out);
+        Ok(())
+    }
+
+    /// The running state, for [`Hash::import`] on a handle of the same driver.
+    pub fn export(&self) -> Zeroizing<Vec<u8>> {
+        let inner = self.state.export();
+        let mut out = Zeroizing::new(Vec::with_capacity(HEADER_LEN + inner.len()));
+        out.extend_from_slice(EXPORT_MAGIC);
+        out.push(EXPORT_VERSION);
+        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        out.extend_from_slice(&inner);
+        out
+    }
+}
