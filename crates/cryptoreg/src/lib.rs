@@ -20,7 +20,26 @@ use once_cell::sync::OnceCell;
 // driver into any binary that uses the facade.
 use cryptoreg_algos as _;
 
-pub use cryptoreg_registry::*;
+// The user's API, as the kernel's `include/crypto/skcipher.h`: boot, the registry, the
+// handles, configuration, the CPU identity, errors and reports. Nothing a driver author
+// needs (records, constructors, traits, the walker) is at the root: that is `driver`.
+pub use cryptoreg_registry::{
+    Aead, AlgType, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
+    DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, ListEntry,
+    ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport, Skcipher,
+    TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG, ZMM_DEMOTED_PRIORITY,
+};
+
+/// The driver author's API, as the kernel's `include/crypto/internal/*.h`: the static
+/// records and their const constructor ([`driver::AlgDef`]), templates, the CPU-feature
+/// token every constructor checks ([`driver::HostFeatures`]), the traits a driver
+/// implements, the segment walker, the name rules, the self-test contract, and
+/// [`driver::BootOptions`] for booting with a runner of one's own. A service never needs
+/// it; a crate that adds algorithms does.
+pub mod driver {
+    pub use cryptoreg_registry::driver::*;
+    pub use cryptoreg_registry::{BootOptions, CpuPolicy, CPU_MODELS};
+}
 
 // Only under `RUSTFLAGS="--cfg cryptoreg_fault_injection"`, never a Cargo feature: a
 // feature unifies across the dependency graph, so any crate of a service's build could
@@ -31,7 +50,7 @@ mod fault_injection;
 /// Boots a registry over every linked driver with the self-test runner installed.
 /// `cpu = None` plans for this machine; a preset plans for (and simulates) another CPU.
 pub fn boot(config: Config, cpu: Option<CpuInfo>) -> Result<Registry> {
-    Registry::boot(BootOptions {
+    Registry::boot(driver::BootOptions {
         cpu,
         config,
         tester: Some(cryptoreg_selftest::tester()),

@@ -127,3 +127,44 @@ fn a_runtime_priority_restores_the_512_bit_driver_on_ice_lake() {
         "ctr-aes-vaes-avx10_512"
     );
 }
+
+/// At equal effective priority a concrete driver beats a template instance, whatever the
+/// names' ASCII order (`ctr(aes-aesni)` sorts before `ctr-aes-aesni`): the kernel never
+/// builds an instance when a registered driver answers the name. On every preset, each
+/// usable concrete driver is brought to the priority of the best instance.
+#[test]
+fn concrete_drivers_beat_instances_at_equal_priority_on_every_preset() {
+    let mut ties = 0;
+    for &(preset, _, _) in CHOICES {
+        for name in ["ecb(aes)", "cbc(aes)", "ctr(aes)", "xts(aes)"] {
+            let reg = kat_boot(preset);
+            let ex = reg.explain(name);
+            let usable = |state: &str| state == "passed" || state == "untested";
+            let Some(inst) = ex.candidates.iter().find(|c| c.instance && usable(c.state)) else {
+                panic!("{preset} {name}: no usable instance in {:?}", ex.candidates)
+            };
+            let concrete: Vec<String> = ex
+                .candidates
+                .iter()
+                .filter(|c| !c.instance && usable(c.state))
+                .map(|c| c.driver.clone())
+                .collect();
+            for d in &concrete {
+                reg.set_priority(d, inst.priority).unwrap();
+            }
+            let chosen = reg.resolve(name).unwrap();
+            if concrete.is_empty() {
+                assert!(chosen.is_instance(), "{preset} {name}: {}", chosen.driver());
+            } else {
+                assert!(
+                    concrete.iter().any(|d| d == chosen.driver()),
+                    "{preset} {name}: {} chosen over {concrete:?} at {}",
+                    chosen.driver(),
+                    inst.priority
+                );
+                ties += 1;
+            }
+        }
+    }
+    assert!(ties >= 20, "only {ties} ties were exercised");
+}

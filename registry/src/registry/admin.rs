@@ -2,6 +2,7 @@
 //! resolutions and the template instances built on the driver it changes.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
@@ -40,11 +41,18 @@ impl Registry {
 
     pub(super) fn with_known_driver(&self, driver: &str, f: impl FnOnce(&mut Inner)) -> Result<()> {
         let mut inner = self.inner.lock();
-        if !inner.entries.contains_key(driver) {
+        let Some(info) = inner.entries.get(driver).map(|e| Arc::clone(&e.info)) else {
             return Err(Error::NotFound(driver.to_string()));
-        }
+        };
+        let effect = |inner: &Inner| (self.priority_of(inner, &info), self.disabled(inner, driver));
+        let before = effect(&inner);
         f(&mut inner);
-        self.invalidate(&mut inner, driver);
+        // A change that changes nothing (the same priority again, disabling a disabled
+        // driver) keeps the cache and the instances: operators repeat commands, and each
+        // invalidation costs every template user a rebuild and a self-test.
+        if effect(&inner) != before {
+            self.invalidate(&mut inner, driver);
+        }
         Ok(())
     }
 
