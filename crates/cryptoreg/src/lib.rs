@@ -36,6 +36,18 @@ pub use cryptoreg_registry::{
 /// implements, the segment walker, the name rules, the self-test contract, and
 /// [`driver::BootOptions`] for booting with a runner of one's own. A service never needs
 /// it; a crate that adds algorithms does.
+///
+/// None of it is at the crate root:
+///
+/// ```compile_fail
+/// use cryptoreg::AlgDef; // error: the record type lives in `cryptoreg::driver`
+/// ```
+///
+/// ```
+/// use cryptoreg::driver::{AlgDef, HostFeatures};
+/// let _token = HostFeatures::detect();
+/// assert!(cryptoreg::driver::inventory::iter::<AlgDef>.into_iter().count() > 0);
+/// ```
 pub mod driver {
     pub use cryptoreg_registry::driver::*;
     pub use cryptoreg_registry::{BootOptions, CpuPolicy, CPU_MODELS};
