@@ -231,19 +231,22 @@ impl AlgDef {
     }
 }
 
+/// A shareable constructor of `T` (a driver trait object) that checks the CPU token.
+pub type Builder<T> = Arc<dyn Fn(&HostFeatures) -> Result<Box<T>> + Send + Sync>;
+
 /// A runtime constructor: template instances capture their children's factories and
 /// pass the token on, so a child's feature check runs whenever an instance is built.
 #[derive(Clone)]
 #[non_exhaustive]
 pub enum Factory {
     /// Builds a block cipher.
-    Cipher(Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn BlockCipherImpl>> + Send + Sync>),
+    Cipher(Builder<dyn BlockCipherImpl>),
     /// Builds an skcipher.
-    Skcipher(Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn SkcipherImpl>> + Send + Sync>),
+    Skcipher(Builder<dyn SkcipherImpl>),
     /// Builds an AEAD.
-    Aead(Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn AeadImpl>> + Send + Sync>),
+    Aead(Builder<dyn AeadImpl>),
     /// Builds a hash.
-    Hash(Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn HashImpl>> + Send + Sync>),
+    Hash(Builder<dyn HashImpl>),
 }
 
 impl Factory {

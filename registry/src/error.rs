@@ -20,6 +20,15 @@ pub enum Error {
         /// Its first failure line.
         report: String,
     },
+    /// The driver asked for by name failed its self-test (other drivers of its algorithm
+    /// may have passed: ask for the algorithm name to get the best of those).
+    #[error("driver {driver:?} failed its self-test: {report}")]
+    DriverFailed {
+        /// The driver.
+        driver: String,
+        /// Its first failure line.
+        report: String,
+    },
     /// The driver exists but is disabled by configuration or at run time.
     #[error("driver {0:?} is disabled")]
     Disabled(String),
@@ -34,6 +43,17 @@ pub enum Error {
     /// The driver has not passed a self-test yet (self-tests off for it, or simulated CPU).
     #[error("driver {0:?} has not passed its self-test")]
     NotTested(String),
+    /// The driver could not be tested because the generic reference its randomized tests
+    /// compare with is unavailable (disabled, failed, unsupported). It stays untested —
+    /// never resolvable while self-tests are on — and is tested again once the registry
+    /// changes (the reference enabled again, a priority changed).
+    #[error("driver {driver:?} is untested: its reference {reference:?} is unavailable")]
+    ReferenceUnavailable {
+        /// The untested driver.
+        driver: String,
+        /// The reference it needs.
+        reference: String,
+    },
     /// The name asks for an algorithm of another type (`alloc_skcipher("aes")`).
     #[error("{name:?} is a {actual}, not a {wanted}")]
     WrongType {

@@ -42,7 +42,7 @@ mod test_host;
 mod traits;
 pub mod walk;
 
-pub use alg::{AlgDef, AlgType, Child, Ctor, DriverInfo, Factory, Sizes, Template};
+pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template};
 pub use config::{
     Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
     DEFAULT_CONFIG,
@@ -72,7 +72,9 @@ pub use inventory;
 /// driver implements, the walker, name rules) and a service never does. The crate root
 /// keeps the user's API: boot, the registry, handles, configuration, errors, reports.
 pub mod driver {
-    pub use crate::alg::{AlgDef, AlgType, Child, Ctor, DriverInfo, Factory, Sizes, Template};
+    pub use crate::alg::{
+        AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template,
+    };
     pub use crate::error::{Error, Result};
     pub use crate::features::{Feature, Features};
     pub use crate::host::HostFeatures;

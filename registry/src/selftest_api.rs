@@ -33,6 +33,11 @@ pub struct TestOutcome {
     /// One replayable line per failure; empty means passed. A tester that found no
     /// vectors for the algorithm reports that as a failure: untested is not passed.
     pub failures: Vec<String>,
+    /// The generic reference the randomized tests needed and could not get (disabled,
+    /// failed, unsupported): the driver is then *untested*, not failed, and is tested
+    /// again once the registry changes (an `enable`, a priority change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_unavailable: Option<String>,
 }
 
 impl TestOutcome {

@@ -32,7 +32,7 @@ pub(crate) fn run(
         AlgType::Cipher => run_vectors::<Cipher>(info, token, vectors, &cipher_configs(), tally),
         ty => tally.failures.push(driver_line(
             ty,
-            &info.driver(),
+            info.driver(),
             &format!("the cipher runner cannot test a {ty} ({})", info.name()),
         )),
     }
@@ -57,7 +57,7 @@ fn run_vectors<H: Handle>(
             let msg = format!("cannot build a handle: {e}");
             return tally
                 .failures
-                .push(driver_line(info.alg_type(), &info.driver(), &msg));
+                .push(driver_line(info.alg_type(), info.driver(), &msg));
         }
     };
     let mut failing = 0;

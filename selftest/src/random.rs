@@ -177,7 +177,7 @@ pub(crate) fn run(
         AlgType::Cipher => run_typed::<Cipher>(host, info, ref_name, params, tally),
         ty => {
             let msg = format!("the cipher runner cannot test a {ty}");
-            tally.failures.push(driver_line(ty, &info.driver(), &msg));
+            tally.failures.push(driver_line(ty, info.driver(), &msg));
         }
     }
 }
@@ -237,6 +237,7 @@ fn run_typed<H: Handle>(
         Ok(r) => r,
         Err(e) => {
             let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
+            tally.reference_unavailable = Some(ref_name.to_string());
             return tally.failures.push(driver_line(ty, driver, &msg));
         }
     };
@@ -318,7 +319,7 @@ fn check_key_agreement<H: Handle>(
         };
         tally.check(
             ty,
-            &info.driver(),
+            info.driver(),
             Op::SetKey,
             judge(&Expected::of(&want), &got),
             &case,

@@ -223,6 +223,8 @@ pub fn parse_seed(text: &str) -> Option<u64> {
 pub(crate) struct Tally {
     pub tests: usize,
     pub failures: Vec<String>,
+    /// Set when the randomized tests could not get their generic reference.
+    pub reference_unavailable: Option<String>,
 }
 
 impl Tally {
@@ -249,6 +251,7 @@ impl Tally {
         TestOutcome {
             tests: self.tests,
             failures: self.failures,
+            reference_unavailable: self.reference_unavailable,
         }
     }
 }

@@ -30,17 +30,17 @@ pub(crate) fn run(
 ) {
     let ty = info.alg_type();
     let reference = vectors
-        .generic_driver(&info.name())
-        .map_or_else(|| build_generic_driver_name(&info.name()), str::to_string);
+        .generic_driver(info.name())
+        .map_or_else(|| build_generic_driver_name(info.name()), str::to_string);
     let full = params.replay || params.mode == SelftestMode::Full;
     let missing = || {
         let msg = format!("no test vectors for {}", info.name());
-        driver_line(ty, &info.driver(), &msg)
+        driver_line(ty, info.driver(), &msg)
     };
     match ty {
         AlgType::Cipher | AlgType::Skcipher => {
             if !params.replay {
-                let Some(v) = vectors.get(&info.name()) else {
+                let Some(v) = vectors.get(info.name()) else {
                     return tally.failures.push(missing());
                 };
                 kat::run(info, &host.host_token(), v, tally);
@@ -51,7 +51,7 @@ pub(crate) fn run(
         }
         AlgType::Aead => {
             if !params.replay {
-                let Some(v) = vectors.get_aead(&info.name()) else {
+                let Some(v) = vectors.get_aead(info.name()) else {
                     return tally.failures.push(missing());
                 };
                 aead::run_kat(info, &host.host_token(), v, tally);
@@ -62,7 +62,7 @@ pub(crate) fn run(
         }
         AlgType::Hash => {
             if !params.replay {
-                let Some(v) = vectors.get_hash(&info.name()) else {
+                let Some(v) = vectors.get_hash(info.name()) else {
                     return tally.failures.push(missing());
                 };
                 hash::run_kat(info, &host.host_token(), v, tally);

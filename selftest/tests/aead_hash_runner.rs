@@ -140,6 +140,7 @@ fn correct_drivers_pass_and_faulty_ones_are_excluded_with_replayable_lines() {
         let outcome = TestOutcome {
             tests: e.tests,
             failures: e.failures.clone(),
+            ..TestOutcome::default()
         };
         let lines = replayable(&reg, driver, &outcome);
         assert!(!lines.is_empty(), "{driver}: {:#?}", e.failures);

@@ -567,8 +567,10 @@ fn untested_is_not_passed() {
         hash.failures,
         vec!["selftest: hash: toyhash-generic: no test vectors for toyhash".to_string()]
     );
+    // No reference to compare with: untested (and so never handed out), not failed; it
+    // is tested again once the registry changes.
     let orphan = entry(&reg, "orphan-fast");
-    assert_eq!(orphan.state, "failed");
+    assert_eq!(orphan.state, "untested");
     assert_eq!(orphan.failures.len(), 1, "{:?}", orphan.failures);
     assert!(
         orphan.failures[0].starts_with(
@@ -580,6 +582,10 @@ fn untested_is_not_passed() {
     assert!(matches!(
         reg.resolve("novec"),
         Err(Error::SelfTestFailed { .. })
+    ));
+    assert!(matches!(
+        reg.resolve("orphan-fast"),
+        Err(Error::ReferenceUnavailable { ref reference, .. }) if reference == "orphan-generic"
     ));
 }
 
@@ -632,4 +638,48 @@ fn replaying_on_the_reference_compares_it_with_itself() {
     let out = replay(&reg, "toyxts-generic", 12345);
     assert!(out.passed(), "{:?}", out.failures);
     assert!(out.tests >= 2);
+}
+
+/// A replay or a weaker run reports; it never upgrades a driver's state. Only a full
+/// run at least as strong as the boot's may move a driver to `passed`.
+#[test]
+fn a_weaker_retest_never_clears_a_failure() {
+    let reg = boot(SelftestMode::Full);
+    assert_eq!(entry(&reg, "toyxts-faulty").state, "failed");
+    // A seed whose one case passes (the flaw needs > 512 bytes and a partial block).
+    (0..1000u64)
+        .find(|&s| replay(&reg, "toyxts-faulty", s).passed())
+        .expect("some replayed case misses the flaw");
+    assert_eq!(
+        entry(&reg, "toyxts-faulty").state,
+        "failed",
+        "a passing replay upgraded it"
+    );
+    // Known answers only, and a full run weaker than the boot's 100 iterations, each at
+    // the first seed whose run misses the flaw.
+    for (mode, iterations) in [(SelftestMode::Kat, 100), (SelftestMode::Full, 1)] {
+        let (params, out) = (0..1000u64)
+            .map(|seed| {
+                let params = TestParams {
+                    mode,
+                    iterations,
+                    seed,
+                    replay: false,
+                };
+                (params, reg.run_selftest("toyxts-faulty", &params).unwrap())
+            })
+            .find(|(_, out)| out.passed())
+            .expect("some weak run misses the flaw");
+        assert!(out.tests > 0);
+        assert_eq!(
+            entry(&reg, "toyxts-faulty").state,
+            "failed",
+            "{params:?} upgraded it"
+        );
+    }
+    assert!(reg.alloc_skcipher("toyxts").unwrap().driver_name() != "toyxts-faulty");
+    assert!(matches!(
+        reg.alloc_skcipher("toyxts-faulty"),
+        Err(Error::DriverFailed { ref driver, .. }) if driver == "toyxts-faulty"
+    ));
 }

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use cryptoreg_registry::{
-    AlgType, BlockCipherImpl, Child, DriverInfo, Error, Factory, HostFeatures, Result, Sizes,
-    SkcipherImpl,
+    AlgType, BlockCipherImpl, Builder, Child, DriverInfo, Error, Factory, HostFeatures, Result,
+    Sizes, SkcipherImpl,
 };
 
 /// The block size every mode here works in. `ChainState` is 16 bytes, so CBC and CTR
@@ -23,8 +23,7 @@ pub(crate) const BATCH_BLOCKS: usize = 32;
 pub(crate) const BATCH_BYTES: usize = BATCH_BLOCKS * BLOCK;
 
 /// A shareable constructor of block-cipher instances, as a template instance captures it.
-pub(crate) type CipherFactory =
-    Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn BlockCipherImpl>> + Send + Sync>;
+pub(crate) type CipherFactory = Builder<dyn BlockCipherImpl>;
 
 /// `dst ^= src` over the common length. Plain byte loop: the compiler vectorizes it, and
 /// it has no data-dependent branches.

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use cryptoreg_registry::{
-    inventory, AlgType, BlockCipherImpl, ChainState, Child, DriverInfo, Error, Factory,
+    inventory, AlgType, BlockCipherImpl, Builder, ChainState, Child, DriverInfo, Error, Factory,
     HostFeatures, Result, Sizes, SkcipherImpl, Template,
 };
 use zeroize::Zeroize;
@@ -22,7 +22,7 @@ use super::ecb::Ecb;
 use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
 
 /// A shareable constructor of the ECB children.
-type SkcipherFactory = Arc<dyn Fn(&HostFeatures) -> Result<Box<dyn SkcipherImpl>> + Send + Sync>;
+type SkcipherFactory = Builder<dyn SkcipherImpl>;
 
 /// Which way a block goes through the data cipher.
 #[derive(Clone, Copy)]

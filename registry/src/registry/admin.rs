@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::names::parse_template_call;
 
-use super::{Inner, Registry};
+use super::{Inner, Registry, TestState};
 
 impl Registry {
     /// Drops cached resolutions and every template instance built, directly or through
@@ -14,6 +15,13 @@ impl Registry {
     pub(super) fn invalidate(&self, inner: &mut Inner, driver: &str) {
         inner.cache.clear();
         inner.generation += 1;
+        // Drivers that could not be tested for want of a reference get another chance:
+        // this change may have brought the reference back.
+        for e in inner.entries.values_mut() {
+            if e.state == TestState::Blocked {
+                e.state = TestState::Untested;
+            }
+        }
         let mut gone: BTreeSet<String> = BTreeSet::from([driver.to_string()]);
         loop {
             let more: Vec<String> = inner
@@ -39,18 +47,35 @@ impl Registry {
         }
     }
 
+    /// Whether `driver` names something an operator may configure: a registered driver,
+    /// or a template instance (`xts(ecb-aes-aesni)`) of a known template, built or not —
+    /// a disable must hold for an instance that does not exist yet, and an enable must
+    /// reach one that an invalidation dropped.
+    fn configurable(&self, inner: &Inner, driver: &str) -> bool {
+        inner.entries.contains_key(driver)
+            || parse_template_call(driver)
+                .is_some_and(|(tmpl, _)| self.templates.iter().any(|t| t.name == tmpl))
+    }
+
     pub(super) fn with_known_driver(&self, driver: &str, f: impl FnOnce(&mut Inner)) -> Result<()> {
         let mut inner = self.inner.lock();
-        let Some(info) = inner.entries.get(driver).map(|e| Arc::clone(&e.info)) else {
+        if !self.configurable(&inner, driver) {
             return Err(Error::NotFound(driver.to_string()));
+        }
+        let info = inner.entries.get(driver).map(|e| Arc::clone(&e.info));
+        let effect = |inner: &Inner| {
+            (
+                info.as_ref().map(|i| self.priority_of(inner, i)),
+                self.disabled(inner, driver),
+            )
         };
-        let effect = |inner: &Inner| (self.priority_of(inner, &info), self.disabled(inner, driver));
         let before = effect(&inner);
         f(&mut inner);
         // A change that changes nothing (the same priority again, disabling a disabled
         // driver) keeps the cache and the instances: operators repeat commands, and each
-        // invalidation costs every template user a rebuild and a self-test.
-        if effect(&inner) != before {
+        // invalidation costs every template user a rebuild and a self-test. A change to
+        // an instance that is not built always invalidates (its priority is unknown).
+        if info.is_none() || effect(&inner) != before {
             self.invalidate(&mut inner, driver);
         }
         Ok(())

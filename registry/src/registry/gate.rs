@@ -31,7 +31,7 @@ impl Registry {
                 return;
             };
             match e.state {
-                TestState::Passed | TestState::Failed => return,
+                TestState::Passed | TestState::Failed | TestState::Blocked => return,
                 TestState::Testing => self.tested.wait(&mut inner),
                 TestState::Untested => {
                     if !self.tests_enabled() || !self.testable(&e.info) {
@@ -51,6 +51,8 @@ impl Registry {
                     if let Some(e) = inner.entries.get_mut(driver) {
                         e.state = if outcome.passed() {
                             TestState::Passed
+                        } else if outcome.reference_unavailable.is_some() {
+                            TestState::Blocked
                         } else {
                             TestState::Failed
                         };
@@ -77,12 +79,20 @@ impl Registry {
             .unwrap_or_else(|_| TestOutcome {
                 tests: 1,
                 failures: vec![format!("selftest: {}: the test panicked", info.driver())],
+                ..TestOutcome::default()
             });
         (outcome, start.elapsed())
     }
 
     /// Re-runs the self-test of one driver with explicit parameters (`cryptoctl selftest
-    /// --driver D --seed S`) and records the result as that driver's state.
+    /// --driver D --seed S`) and reports the outcome.
+    ///
+    /// A re-test never weakens the gate: a failure marks the driver failed, but a pass
+    /// moves it to `passed` only when the test was at least as strong as the boot's — a
+    /// full run (not a replay of one case, not known answers only) with at least the
+    /// configured `fuzz_iterations`. A replay or a `kat` run that passes reports that and
+    /// leaves the state as it was, so a failed driver cannot be cleared by a seed that
+    /// happens to pass.
     pub fn run_selftest(&self, driver: &str, params: &TestParams) -> Result<TestOutcome> {
         let info = {
             let inner = self.inner.lock();
@@ -102,15 +112,23 @@ impl Registry {
             return Err(Error::NotTested(driver.to_string()));
         }
         let (outcome, elapsed) = self.run_tester(&info, params);
+        let strong_enough = !params.replay
+            && params.mode == SelftestMode::Full
+            && params.iterations >= self.config.selftest.fuzz_iterations;
         let mut inner = self.inner.lock();
         if let Some(e) = inner.entries.get_mut(driver) {
-            e.state = if outcome.passed() {
-                TestState::Passed
+            let next = if outcome.passed() {
+                strong_enough.then_some(TestState::Passed)
+            } else if outcome.reference_unavailable.is_some() {
+                None
             } else {
-                TestState::Failed
+                Some(TestState::Failed)
             };
-            e.outcome = outcome.clone();
-            e.elapsed = elapsed;
+            if let Some(state) = next {
+                e.state = state;
+                e.outcome = outcome.clone();
+                e.elapsed = elapsed;
+            }
         }
         inner.cache.clear();
         inner.generation += 1;

@@ -59,6 +59,10 @@ enum TestState {
     Testing,
     Passed,
     Failed,
+    /// Untested because the generic reference was unavailable when the test ran
+    /// (`TestOutcome::reference_unavailable`): not resolvable, not re-tested on every
+    /// request, reset to `Untested` by the next change to the registry.
+    Blocked,
 }
 
 struct Entry {
@@ -146,8 +150,11 @@ impl Registry {
         match e.state {
             TestState::Passed => Eligibility::Usable,
             TestState::Testing => Eligibility::UnderTest,
-            TestState::Failed => Eligibility::Refused(Error::SelfTestFailed {
-                name: e.info.name().to_string(),
+            TestState::Blocked => Eligibility::Refused(Error::ReferenceUnavailable {
+                driver: driver.to_string(),
+                reference: e.outcome.reference_unavailable.clone().unwrap_or_default(),
+            }),
+            TestState::Failed => Eligibility::Refused(Error::DriverFailed {
                 driver: driver.to_string(),
                 report: e.outcome.failures.first().cloned().unwrap_or_default(),
             }),
@@ -173,7 +180,7 @@ impl Registry {
             "unsupported"
         } else {
             match e.state {
-                TestState::Untested => "untested",
+                TestState::Untested | TestState::Blocked => "untested",
                 TestState::Testing => "testing",
                 TestState::Passed => "passed",
                 TestState::Failed => "failed",

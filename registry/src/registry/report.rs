@@ -85,6 +85,9 @@ pub struct SelftestReport {
     pub seed: String,
     /// One row per driver.
     pub drivers: Vec<DriverReport>,
+    /// What the configuration left untested, and drivers that could not be tested, in
+    /// words (`cryptoctl selftest` prints them).
+    pub warnings: Vec<String>,
 }
 
 /// One driver's row in a [`SelftestReport`].
@@ -181,6 +184,9 @@ impl Registry {
         let chosen_prio = chosen_entry.map(|e| self.priority_of(&inner, &e.info));
         // Asked for by driver name: the others were not competing at all.
         let pinned = inner.entries.contains_key(name);
+        // Asked for by a template call over named children (`xts(aes-generic)`): only
+        // the instance it describes was competing, not every driver of the algorithm.
+        let described = !pinned && name != alg_name;
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()
@@ -207,6 +213,11 @@ impl Registry {
                     "disabled".to_string()
                 } else if !missing.is_empty() {
                     format!("missing {missing}")
+                } else if e.state == TestState::Blocked {
+                    format!(
+                        "untested (reference {} unavailable)",
+                        e.outcome.reference_unavailable.as_deref().unwrap_or("?")
+                    )
                 } else if e.state == TestState::Failed {
                     format!(
                         "self-test failed: {}",
@@ -216,6 +227,8 @@ impl Registry {
                     note.clone()
                 } else if pinned && chosen_key.is_some() {
                     format!("not asked for: {name} is pinned by driver name")
+                } else if described && chosen_key.is_some() {
+                    format!("not asked for: {name} describes another implementation")
                 } else if let Some(cp) = chosen_prio {
                     format!("lower priority ({priority} < {cp})")
                 } else {
@@ -262,7 +275,32 @@ impl Registry {
     /// The boot's self-test report (concrete drivers and instances built so far).
     pub fn selftest_report(&self) -> SelftestReport {
         let inner = self.inner.lock();
+        let mut warnings = Vec::new();
+        match self.config.selftest.mode {
+            SelftestMode::Off => warnings.push(
+                "self-tests are off: no driver was tested, every supported driver is \
+                 handed out untested"
+                    .to_string(),
+            ),
+            SelftestMode::Kat => warnings.push(
+                "self-tests in kat mode: known answers only; no randomized differential \
+                 tests against the generic drivers (buffer splits, misalignment, \
+                 out of place, inauthentic inputs)"
+                    .to_string(),
+            ),
+            SelftestMode::Full => {}
+        }
+        for e in inner.entries.values() {
+            if e.state == TestState::Blocked {
+                warnings.push(format!(
+                    "{} is untested: its reference {} is unavailable",
+                    e.info.driver(),
+                    e.outcome.reference_unavailable.as_deref().unwrap_or("?")
+                ));
+            }
+        }
         SelftestReport {
+            warnings,
             elapsed_ms: self.boot_elapsed.as_secs_f64() * 1e3,
             mode: match self.config.selftest.mode {
                 SelftestMode::Off => "off",

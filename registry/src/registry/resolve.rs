@@ -176,7 +176,7 @@ impl Registry {
                         break;
                     }
                     Eligibility::Refused(err) => {
-                        if failed.is_none() && matches!(err, Error::SelfTestFailed { .. }) {
+                        if failed.is_none() && matches!(err, Error::DriverFailed { .. }) {
                             failed = Some(err.clone());
                         }
                         first_refusal.get_or_insert(err);
@@ -195,7 +195,7 @@ impl Registry {
                 }
                 None => {}
             }
-            if let Some(Error::SelfTestFailed { driver, report, .. }) = failed {
+            if let Some(Error::DriverFailed { driver, report }) = failed {
                 return Err(Error::SelfTestFailed {
                     name: name.to_string(),
                     driver,

@@ -208,11 +208,13 @@ impl SelfTester for ToyTester {
                     "selftest: toy: {} is broken; seed=0x1",
                     driver.driver()
                 )],
+                ..TestOutcome::default()
             }
         } else {
             TestOutcome {
                 tests: 1,
                 failures: vec![],
+                ..TestOutcome::default()
             }
         }
     }

@@ -116,12 +116,12 @@ pub(crate) fn run_kat(
         Ok(h) => h,
         Err(e) => {
             let msg = format!("cannot build a handle: {e}");
-            return tally.failures.push(driver_line(TY, &info.driver(), &msg));
+            return tally.failures.push(driver_line(TY, info.driver(), &msg));
         }
     };
     let mut failing = 0;
     for v in vectors {
-        if !kat_vector(&info.driver(), &mut h, v, tally) {
+        if !kat_vector(info.driver(), &mut h, v, tally) {
             failing += 1;
             if failing >= MAX_FAILING_VECTORS {
                 break;
@@ -364,6 +364,7 @@ pub(crate) fn run_random(
         Ok((d, Ok(r))) => (d, r),
         Ok((_, Err(e))) => {
             let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
+            tally.reference_unavailable = Some(ref_name.to_string());
             return tally.failures.push(driver_line(TY, driver, &msg));
         }
         Err(e) => {

@@ -74,7 +74,7 @@ pub(crate) fn run_kat(
         Ok(h) => h,
         Err(e) => {
             let msg = format!("cannot build a handle: {e}");
-            return tally.failures.push(driver_line(TY, &info.driver(), &msg));
+            return tally.failures.push(driver_line(TY, info.driver(), &msg));
         }
     };
     let driver = info.driver();
@@ -192,6 +192,7 @@ pub(crate) fn run_random(
         Ok(r) => r,
         Err(e) => {
             let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
+            tally.reference_unavailable = Some(ref_name.to_string());
             return tally.failures.push(driver_line(TY, driver, &msg));
         }
     };

@@ -67,6 +67,8 @@ struct BootReport {
     mode: &'static str,
     seed: String,
     drivers: Vec<DriverReport>,
+    /// What was not tested, in words.
+    warnings: Vec<String>,
     /// Algorithm name -> the driver a request gets now (null if none).
     chosen: BTreeMap<String, Option<String>>,
     /// Why a name resolves to nothing.
@@ -105,13 +107,34 @@ fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
         mode: report.mode,
         seed: report.seed,
         drivers: report.drivers,
+        warnings: report.warnings,
         chosen,
         errors,
     };
-    if g.json {
-        return Globals::to_json(&out);
+    let text = if g.json {
+        Globals::to_json(&out)?
+    } else {
+        boot_human(&out)
+    };
+    // An algorithm that ends with no usable driver is a failed boot for this command,
+    // even when every failure was excluded as configured: a service asking for it would
+    // get nothing.
+    let unusable: Vec<&String> = out.errors.keys().collect();
+    if !unusable.is_empty() {
+        return Err(CliError::Failed {
+            output: text,
+            message: format!(
+                "no usable driver for {} algorithm(s): {}",
+                unusable.len(),
+                unusable
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
     }
-    Ok(boot_human(&out))
+    Ok(text)
 }
 
 fn boot_human(r: &BootReport) -> String {
@@ -131,8 +154,11 @@ fn boot_human(r: &BootReport) -> String {
         r.elapsed_ms,
         r.boot_ms
     );
-    if r.mode == "off" {
-        out.push_str("note: self-tests are off in this configuration; nothing was tested\n\n");
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    if !r.warnings.is_empty() {
+        out.push('\n');
     }
     let mut t = Table::new(&[
         ("DRIVER", Align::Left),

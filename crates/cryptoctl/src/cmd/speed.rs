@@ -288,12 +288,12 @@ fn choose_key_bits(
 fn keyed(reg: &Registry, info: &DriverInfo, key: &[u8]) -> cryptoreg::Result<Bench> {
     Ok(match info.alg_type() {
         AlgType::Cipher => {
-            let mut c = reg.alloc_cipher(&info.driver())?;
+            let mut c = reg.alloc_cipher(info.driver())?;
             c.set_key(key)?;
             Bench::Cipher(c)
         }
         _ => {
-            let mut s = reg.alloc_skcipher(&info.driver())?;
+            let mut s = reg.alloc_skcipher(info.driver())?;
             s.set_key(key)?;
             let iv = vec![0u8; s.iv_size()];
             Bench::Skcipher(s, iv)
