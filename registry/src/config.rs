@@ -54,6 +54,10 @@ pub struct SelftestConfig {
     pub on_failure: OnFailure,
     /// Base seed of the randomized tests; absent means a fresh one per boot.
     pub seed: Option<u64>,
+    /// Time budget of one driver's self-test in seconds: a test still running then fails
+    /// with "timed out" and boot goes on. Generous by default (a full test takes
+    /// milliseconds); at least 1.
+    pub timeout_secs: u32,
 }
 
 impl Default for SelftestConfig {
@@ -63,7 +67,42 @@ impl Default for SelftestConfig {
             fuzz_iterations: 100,
             on_failure: OnFailure::Exclude,
             seed: None,
+            timeout_secs: 60,
         }
+    }
+}
+
+/// The most randomized iterations `full` mode accepts per driver: 1000 times the
+/// kernel's default of 100, about a second of boot per driver at the sizes tested.
+pub const MAX_FUZZ_ITERATIONS: u32 = 100_000;
+
+/// The longest per-driver self-test budget accepted, in seconds.
+pub const MAX_TIMEOUT_SECS: u32 = 3600;
+
+impl SelftestConfig {
+    /// Refuses settings that would weaken or stall the gate by accident: `full` with no
+    /// randomized iteration (that is `kat`, and should say so), more iterations than
+    /// [`MAX_FUZZ_ITERATIONS`], and a time budget of 0 or over [`MAX_TIMEOUT_SECS`].
+    pub fn check(&self, origin: &str) -> Result<()> {
+        if self.mode == SelftestMode::Full && self.fuzz_iterations == 0 {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] fuzz_iterations = 0 with mode = \"full\" runs no \
+                 randomized test; use mode = \"kat\" to test known answers only"
+            )));
+        }
+        if self.fuzz_iterations > MAX_FUZZ_ITERATIONS {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] fuzz_iterations = {} is over the maximum {MAX_FUZZ_ITERATIONS}",
+                self.fuzz_iterations
+            )));
+        }
+        if self.timeout_secs == 0 || self.timeout_secs > MAX_TIMEOUT_SECS {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] timeout_secs = {} is outside 1..={MAX_TIMEOUT_SECS}",
+                self.timeout_secs
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -103,6 +142,7 @@ impl Config {
         let config: Config =
             toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         config.masked_features()?;
+        config.selftest.check(origin)?;
         Ok(config)
     }
 
@@ -190,6 +230,22 @@ disable = ["avx512f"]
         .to_string();
         assert!(err.contains("fuzz_iteration"), "{err}");
         assert!(err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn the_gate_cannot_be_weakened_by_accident() {
+        let err = |t: &str| match Config::parse(t, "t") {
+            Err(Error::Config(m)) => m,
+            other => panic!("{t:?} accepted: {other:?}"),
+        };
+        assert!(err("[selftest]\nfuzz_iterations = 0\n").contains("use mode = \"kat\""));
+        assert!(err("[selftest]\nfuzz_iterations = 100001\n").contains("maximum 100000"));
+        assert!(err("[selftest]\ntimeout_secs = 0\n").contains("timeout_secs"));
+        assert!(err("[selftest]\ntimeout_secs = 3601\n").contains("timeout_secs"));
+        // Known answers only is a choice, and says so.
+        let kat = Config::parse("[selftest]\nmode = \"kat\"\nfuzz_iterations = 0\n", "t");
+        assert!(kat.is_ok());
+        assert!(Config::parse("[selftest]\nfuzz_iterations = 100000\n", "t").is_ok());
     }
 
     #[test]

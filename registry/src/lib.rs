@@ -45,7 +45,7 @@ pub mod walk;
 pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template};
 pub use config::{
     Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
-    DEFAULT_CONFIG,
+    DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,
 };
 pub use cpu::{decode_signature, CpuInfo};
 pub use error::{Error, Result};

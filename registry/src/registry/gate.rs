@@ -1,7 +1,6 @@
 //! The self-test gate: runs a driver's test once (others wait for it) and records what
 //! the outcome means for resolution.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -75,12 +74,8 @@ impl Registry {
         let Some(tester) = &self.tester else {
             return (TestOutcome::default(), Duration::ZERO);
         };
-        let outcome = catch_unwind(AssertUnwindSafe(|| tester.test(self, info, params)))
-            .unwrap_or_else(|_| TestOutcome {
-                tests: 1,
-                failures: vec![format!("selftest: {}: the test panicked", info.driver())],
-                ..TestOutcome::default()
-            });
+        let budget = Duration::from_secs(u64::from(self.config.selftest.timeout_secs));
+        let outcome = self.test_within_budget(tester, info, params, budget);
         (outcome, start.elapsed())
     }
 

@@ -17,6 +17,7 @@
 
 mod admin;
 mod boot;
+mod budget;
 mod gate;
 mod report;
 mod resolve;

@@ -83,6 +83,7 @@ fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
     }
     if let Some(n) = args.iterations {
         config.selftest.fuzz_iterations = n;
+        config.selftest.check("--iterations")?;
     }
     let start = Instant::now();
     let reg = g.boot(config)?;
