@@ -20,6 +20,7 @@ pub const CONFIG_ENV: &str = "CRYPTOREG_CONFIG";
 /// How much self-testing happens at boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum SelftestMode {
     /// No tests: every supported driver is resolvable untested (the kernel's
     /// `CONFIG_CRYPTO_MANAGER_DISABLE_TESTS`).
@@ -34,6 +35,7 @@ pub enum SelftestMode {
 /// What a failed self-test does to the boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum OnFailure {
     /// The driver is excluded; the boot goes on.
     #[default]
@@ -45,6 +47,7 @@ pub enum OnFailure {
 /// `[selftest]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
 pub struct SelftestConfig {
     /// `off`, `kat` or `full`.
     pub mode: SelftestMode,
@@ -109,6 +112,7 @@ impl SelftestConfig {
 /// `[disable]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
 pub struct DisableConfig {
     /// Driver names that are never resolved.
     pub drivers: Vec<String>,
@@ -117,6 +121,7 @@ pub struct DisableConfig {
 /// `[cpu]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
 pub struct CpuConfig {
     /// Features to mask off, like `OPENSSL_ia32cap`.
     pub disable: Vec<String>,
@@ -125,6 +130,7 @@ pub struct CpuConfig {
 /// The whole configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
 pub struct Config {
     /// Self-test policy.
     pub selftest: SelftestConfig,

@@ -5,6 +5,7 @@ use thiserror::Error;
 
 /// Every way a request to the registry or a handle can fail.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// No driver, and no template instance, answers to this name.
     #[error("no algorithm or driver named {0:?}")]

@@ -9,6 +9,7 @@ macro_rules! features {
         /// One CPU feature a driver may require.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
+        #[non_exhaustive]
         pub enum Feature { $($variant,)* }
 
         impl Feature {

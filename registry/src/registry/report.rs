@@ -10,6 +10,7 @@ use super::{Entry, Inner, Registry, TestState};
 
 /// One driver in a listing (`cryptoctl list`, `/proc/crypto`).
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct ListEntry {
     /// Algorithm name.
     pub name: String,
@@ -44,6 +45,7 @@ pub struct ListEntry {
 
 /// One candidate in an [`Explanation`].
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct Candidate {
     /// Driver name.
     pub driver: String,
@@ -62,6 +64,7 @@ pub struct Candidate {
 
 /// The answer of [`Registry::explain`]: every candidate for a name and its verdict.
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The name asked about.
     pub name: String,
@@ -76,6 +79,7 @@ pub struct Explanation {
 
 /// The boot's self-test report.
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct SelftestReport {
     /// Wall time of the boot's self-tests.
     pub elapsed_ms: f64,
@@ -92,6 +96,7 @@ pub struct SelftestReport {
 
 /// One driver's row in a [`SelftestReport`].
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct DriverReport {
     /// Driver name.
     pub driver: String,
