@@ -9,7 +9,6 @@ use crate::alg::{AlgDef, Template};
 use crate::config::OnFailure;
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
-use crate::names::parse_template_call;
 use crate::policy::CpuPolicy;
 
 use crate::host::HostFeatures;
@@ -60,19 +59,19 @@ impl Registry {
                 .entries
                 .insert(info.driver().to_string(), Entry::new(info));
         }
-        for name in opts
-            .config
-            .priority
-            .keys()
-            .chain(&opts.config.disable.drivers)
-        {
-            if !inner.entries.contains_key(name) && parse_template_call(name).is_none() {
-                return Err(Error::Config(format!("unknown driver {name:?}")));
-            }
-        }
         let mut templates: Vec<&'static Template> =
             inventory::iter::<Template>.into_iter().collect();
         templates.sort_by_key(|t| t.name);
+        let algorithms: std::collections::BTreeSet<String> = inner
+            .entries
+            .values()
+            .map(|e| e.info.name().to_string())
+            .collect();
+        opts.config.check_driver_names(
+            |n| inner.entries.contains_key(n),
+            |n| inner.entries.contains_key(n) || algorithms.contains(n),
+            &templates,
+        )?;
 
         let mut reg = Registry {
             cpu,
