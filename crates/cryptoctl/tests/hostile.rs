@@ -55,7 +55,7 @@ fn oversized_configuration_files_are_refused() {
     // One byte over the 1 MiB cap, all of it a valid TOML comment.
     let mut text = String::from(OFF);
     text.push('#');
-    text.push_str(&"x".repeat((1 << 20) - text.len()));
+    text.push_str(&"x".repeat((1 << 20) + 1 - text.len()));
     assert_eq!(text.len(), (1 << 20) + 1);
     let cfg = dir.file("big.toml", &text);
     let err = fails(&["list", "--config", arg(&cfg)], 2);
