@@ -1,10 +1,25 @@
 //! Configuration: `configs/default.toml` is embedded; a service passes its own file or
 //! sets `CRYPTOREG_CONFIG`. Unknown keys are errors that name the key and its line.
+//!
+//! A file is read up to [`MAX_CONFIG_BYTES`] (1 MiB) and refused beyond: a configuration
+//! is a short list of overrides, and an unbounded read of a wrong path (`/dev/zero`, a
+//! log file) would exhaust memory before any parser could object. The parsed
+//! configuration remembers where it came from and the line of every driver name it lists
+//! (see [`ConfigSource`]), because those names can only be checked at boot, against the
+//! registered drivers and templates, and an operator needs the file and line of a typo.
+//! Driver names follow the grammar of [`crate::names`]; a template-shaped name
+//! (`xts(ecb(aes-generic))`) must name a registered template over known drivers or
+//! algorithms, so a typo in `[disable]` fails the boot instead of failing open.
+
+mod names_check;
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use toml::Spanned;
 
 use crate::error::{Error, Result};
 use crate::features::{Feature, Features};
@@ -13,6 +28,9 @@ use crate::features::{Feature, Features};
 /// that it packages, of the workspace's `configs/default.toml`; `cargo xtask ci` checks
 /// that the two are identical.
 pub const DEFAULT_CONFIG: &str = include_str!("../configs/default.toml");
+
+/// The largest configuration file read, in bytes (1 MiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// Environment variable naming a configuration file.
 pub const CONFIG_ENV: &str = "CRYPTOREG_CONFIG";
@@ -140,15 +158,76 @@ pub struct Config {
     pub disable: DisableConfig,
     /// CPU feature masks.
     pub cpu: CpuConfig,
+    /// Where the text came from, for error messages about its driver names; `None` for a
+    /// configuration built in code.
+    #[serde(skip)]
+    pub source: Option<Arc<ConfigSource>>,
+}
+
+/// Where a parsed configuration came from: its origin (a path, or a description) and the
+/// line of each driver name in `[priority]` and `[disable] drivers`. Kept because driver
+/// names are checked at boot, long after parsing, and the error must still point at the
+/// file and line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigSource {
+    /// The path or description given to [`Config::parse`].
+    pub origin: String,
+    /// `([priority] key or disabled driver, 1-based line)`, in file order.
+    pub lines: Vec<(String, usize)>,
+}
+
+impl ConfigSource {
+    /// `origin, line N` for a name the configuration lists, else the origin alone.
+    pub fn locate(&self, name: &str) -> String {
+        match self.lines.iter().find(|(n, _)| n == name) {
+            Some((_, line)) => format!("{}, line {line}", self.origin),
+            None => self.origin.clone(),
+        }
+    }
+
+    /// Finds the lines of the driver names with `toml`'s spans: a second, lenient parse
+    /// of text the strict parse already accepted.
+    fn of(text: &str, origin: &str) -> ConfigSource {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Names {
+            priority: BTreeMap<Spanned<String>, toml::Value>,
+            disable: DisableNames,
+        }
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct DisableNames {
+            drivers: Vec<Spanned<String>>,
+        }
+        let line = |at: usize| {
+            text.as_bytes()[..at.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1
+        };
+        let mut lines = Vec::new();
+        if let Ok(names) = toml::from_str::<Names>(text) {
+            for key in names.priority.keys().chain(&names.disable.drivers) {
+                lines.push((key.get_ref().clone(), line(key.span().start)));
+            }
+        }
+        lines.sort_by_key(|&(_, l)| l);
+        ConfigSource {
+            origin: origin.to_string(),
+            lines,
+        }
+    }
 }
 
 impl Config {
     /// Parses TOML text. `origin` names the source in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
-        let config: Config =
+        let mut config: Config =
             toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         config.masked_features()?;
         config.selftest.check(origin)?;
+        config.source = Some(Arc::new(ConfigSource::of(text, origin)));
         Ok(config)
     }
 
@@ -158,11 +237,28 @@ impl Config {
             .expect("the embedded default configuration parses (checked by a test)")
     }
 
-    /// Reads a file.
+    /// Reads a file (at most [`MAX_CONFIG_BYTES`]).
     pub fn from_file(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let text = Config::read_text(path)?;
         Config::parse(&text, &path.display().to_string())
+    }
+
+    /// The text of a configuration file, refused with [`Error::Config`] naming the file
+    /// when it is larger than [`MAX_CONFIG_BYTES`] or not UTF-8. Reads at most one byte
+    /// more than the cap, so `/dev/zero` costs 1 MiB, not all memory.
+    pub fn read_text(path: &Path) -> Result<String> {
+        let fail = |e: &dyn std::fmt::Display| Error::Config(format!("{}: {e}", path.display()));
+        let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+        let mut bytes = Vec::new();
+        file.take(MAX_CONFIG_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(&e))?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(fail(&format_args!(
+                "larger than 1 MiB ({MAX_CONFIG_BYTES} bytes), the limit of a configuration file"
+            )));
+        }
+        String::from_utf8(bytes).map_err(|e| fail(&e))
     }
 
     /// The file named by `explicit`, else by `CRYPTOREG_CONFIG`, else the embedded
@@ -236,6 +332,70 @@ disable = ["avx512f"]
         .to_string();
         assert!(err.contains("fuzz_iteration"), "{err}");
         assert!(err.contains("line 3"), "{err}");
+    }
+
+    /// A file under the system temp dir, removed on drop.
+    struct TempFile(std::path::PathBuf);
+
+    impl TempFile {
+        fn new(tag: &str, bytes: &[u8]) -> TempFile {
+            let p = std::env::temp_dir().join(format!(
+                "cryptoreg-config-{tag}-{}.toml",
+                std::process::id()
+            ));
+            std::fs::write(&p, bytes).unwrap();
+            TempFile(p)
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn files_over_one_mib_are_refused() {
+        let cap = usize::try_from(MAX_CONFIG_BYTES).unwrap();
+        let mut at_cap = b"[selftest]\nmode = \"kat\"\n#".to_vec();
+        at_cap.resize(cap, b'x');
+        let f = TempFile::new("cap", &at_cap);
+        assert_eq!(
+            Config::from_file(&f.0).unwrap().selftest.mode,
+            SelftestMode::Kat
+        );
+
+        at_cap.push(b'x');
+        let f = TempFile::new("over", &at_cap);
+        match Config::from_file(&f.0) {
+            Err(Error::Config(m)) => {
+                assert!(m.contains(&f.0.display().to_string()), "{m}");
+                assert!(m.contains("larger than 1 MiB"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn dev_zero_is_refused() {
+        match Config::from_file(Path::new("/dev/zero")) {
+            Err(Error::Config(m)) => assert!(m.contains("/dev/zero: larger than 1 MiB"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn driver_names_remember_their_lines() {
+        let c = Config::parse(
+            "# x\n[priority]\n\"a\" = 1\n[disable]\ndrivers = [\n  \"b\",\n  \"c(d)\",\n]\n",
+            "f.toml",
+        )
+        .unwrap();
+        let src = c.source.unwrap();
+        assert_eq!(src.locate("a"), "f.toml, line 3");
+        assert_eq!(src.locate("c(d)"), "f.toml, line 7");
+        assert_eq!(src.locate("zz"), "f.toml");
     }
 
     #[test]

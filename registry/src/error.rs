@@ -7,6 +7,17 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The name breaks the name grammar (see [`crate::names`]): a character outside
+    /// `[a-z0-9_-]` and `(),`, unbalanced parentheses, more than 128 bytes or nesting
+    /// deeper than 16. Refused before any lookup, so no spelling of a name can reach a
+    /// different driver than the canonical one, or a new cache entry.
+    #[error("invalid algorithm name {name:?}: {reason}")]
+    InvalidName {
+        /// The name as given, shortened to its first 64 characters when longer.
+        name: String,
+        /// What is wrong, with the offending character and its byte position.
+        reason: String,
+    },
     /// No driver, and no template instance, answers to this name.
     #[error("no algorithm or driver named {0:?}")]
     NotFound(String),

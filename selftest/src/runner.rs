@@ -29,9 +29,18 @@ pub(crate) fn run(
     tally: &mut Tally,
 ) {
     let ty = info.alg_type();
-    let reference = vectors
-        .generic_driver(info.name())
-        .map_or_else(|| build_generic_driver_name(info.name()), str::to_string);
+    let reference = match vectors.generic_driver(info.name()) {
+        Some(d) => d.to_string(),
+        None => match build_generic_driver_name(info.name()) {
+            Ok(n) => n,
+            // A driver registered under an invalid algorithm name has no reference.
+            Err(e) => {
+                return tally
+                    .failures
+                    .push(driver_line(ty, info.driver(), &e.to_string()))
+            }
+        },
+    };
     let full = params.replay || params.mode == SelftestMode::Full;
     let missing = || {
         let msg = format!("no test vectors for {}", info.name());

@@ -55,6 +55,7 @@ impl From<cryptoreg::Error> for CliError {
             // `Error::Config`'s own text starts with "configuration: ".
             E::Config(m) => CliError::Config(m),
             E::NotFound(_)
+            | E::InvalidName { .. }
             | E::WrongType { .. }
             | E::InvalidKeyLength { .. }
             | E::InvalidIvLength { .. } => CliError::Usage(e.to_string()),

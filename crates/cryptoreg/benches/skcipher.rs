@@ -8,7 +8,9 @@ use cryptoreg::{Config, Registry};
 
 /// Concrete drivers, plus the template instances the resolver would build, that passed.
 fn drivers(reg: &Registry, name: &str) -> Vec<String> {
-    let _ = reg.resolve(&cryptoreg::driver::names::build_generic_driver_name(name));
+    if let Ok(generic) = cryptoreg::driver::names::build_generic_driver_name(name) {
+        let _ = reg.resolve(&generic);
+    }
     let _ = reg.resolve(name);
     let mut out: Vec<(u32, String)> = reg
         .list()

@@ -73,7 +73,8 @@ fn concurrent_use_while_priorities_change() {
                 while !stop.load(Ordering::SeqCst) {
                     let name = names[(t + round as usize) % names.len()];
                     let mut h = reg.alloc_skcipher(name).unwrap();
-                    let generic_name = cryptoreg::driver::names::build_generic_driver_name(name);
+                    let generic_name =
+                        cryptoreg::driver::names::build_generic_driver_name(name).unwrap();
                     let mut g = reg.alloc_skcipher(&generic_name).unwrap();
                     let key_len = if name == "xts(aes)" { 64 } else { 32 };
                     let key = common::xts_key(round * 7 + t as u64, key_len);

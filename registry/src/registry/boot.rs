@@ -9,7 +9,6 @@ use crate::alg::{AlgDef, Template};
 use crate::config::OnFailure;
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
-use crate::names::parse_template_call;
 use crate::policy::CpuPolicy;
 
 use crate::host::HostFeatures;
@@ -50,6 +49,10 @@ impl Registry {
         let mut inner = Inner::default();
         for def in inventory::iter::<AlgDef> {
             let info = def.to_info();
+            // A record under a name outside the grammar could never be asked for (every
+            // request is validated): refuse it at boot rather than list it unreachable.
+            crate::names::validate(info.name())?;
+            crate::names::validate(info.driver())?;
             if inner.entries.contains_key(info.driver()) {
                 return Err(Error::Config(format!(
                     "driver {:?} registered twice",
@@ -60,19 +63,19 @@ impl Registry {
                 .entries
                 .insert(info.driver().to_string(), Entry::new(info));
         }
-        for name in opts
-            .config
-            .priority
-            .keys()
-            .chain(&opts.config.disable.drivers)
-        {
-            if !inner.entries.contains_key(name) && parse_template_call(name).is_none() {
-                return Err(Error::Config(format!("unknown driver {name:?}")));
-            }
-        }
         let mut templates: Vec<&'static Template> =
             inventory::iter::<Template>.into_iter().collect();
         templates.sort_by_key(|t| t.name);
+        let algorithms: std::collections::BTreeSet<String> = inner
+            .entries
+            .values()
+            .map(|e| e.info.name().to_string())
+            .collect();
+        opts.config.check_driver_names(
+            |n| inner.entries.contains_key(n),
+            |n| inner.entries.contains_key(n) || algorithms.contains(n),
+            &templates,
+        )?;
 
         let mut reg = Registry {
             cpu,

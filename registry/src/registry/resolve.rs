@@ -108,6 +108,7 @@ impl Registry {
 
     /// Resolves a name to the entry that serves it, testing on demand.
     pub(super) fn choose(&self, name: &str, depth: usize) -> Result<Chosen> {
+        crate::names::validate(name)?;
         if depth > 16 {
             return Err(Error::NotFound(name.to_string()));
         }

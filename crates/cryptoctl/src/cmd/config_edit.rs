@@ -5,11 +5,15 @@
 //! survive; missing sections are created. Before anything is written the driver name is
 //! checked against a registry booted from the file (self-tests off: only names matter),
 //! and the edited text is parsed and booted again, so a file this tool writes is always
-//! one the library accepts. The file is rewritten in place (same inode, permissions and
-//! symlinks), not replaced.
+//! one the library accepts. Editors hold an exclusive lock on `FILE.lock` from the read
+//! to the write and replace the file atomically (see [`locked_file`]), so concurrent
+//! edits all land and a reader never sees a partial or empty file; permissions and
+//! symlinks are kept.
 //!
 //! `CRYPTOREG_CONFIG` is deliberately not a target: a tool that edits files should be
 //! told which one.
+
+mod locked_file;
 
 use std::path::Path;
 
@@ -76,14 +80,17 @@ pub fn run(g: &Globals, edit: Edit) -> Result<String, CliError> {
             edit.command()
         ))
     })?;
-    let exists = path.exists();
+    let origin = path.display().to_string();
+    let io_err = |what: &str, e: std::io::Error| CliError::Runtime(format!("{what} {origin}: {e}"));
+    let target = locked_file::resolve(path).map_err(|e| io_err("cannot resolve", e))?;
+    // Held until the end of this function: the read below and the write are one step.
+    let _lock = locked_file::lock(&target).map_err(|e| io_err("cannot lock", e))?;
+    let exists = target.exists();
     let text = if exists {
-        std::fs::read_to_string(path)
-            .map_err(|e| CliError::Config(format!("{}: {e}", path.display())))?
+        Config::read_text(&target)?
     } else {
         String::new()
     };
-    let origin = path.display().to_string();
     let before_cfg = Config::parse(&text, &origin)?;
     let driver = edit.driver().to_string();
     let before = view(g, before_cfg, &driver)?;
@@ -100,8 +107,7 @@ pub fn run(g: &Globals, edit: Edit) -> Result<String, CliError> {
     })?;
     let after = view(g, after_cfg, &driver)?;
     if changed {
-        std::fs::write(path, &new_text)
-            .map_err(|e| CliError::Runtime(format!("cannot write {origin}: {e}")))?;
+        locked_file::replace(&target, &new_text).map_err(|e| io_err("cannot write", e))?;
     }
     let change = Change {
         file: origin,

@@ -173,7 +173,8 @@ fn pick_drivers(
     // Resolving the name builds the template instance it describes next to the concrete
     // drivers; resolving the generic driver name builds the all-generic instance.
     let chosen = reg.resolve(name);
-    let generic = reg.resolve(&cryptoreg::driver::names::build_generic_driver_name(name));
+    let generic =
+        cryptoreg::driver::names::build_generic_driver_name(name).and_then(|g| reg.resolve(&g));
     if let (Err(e), true) = (&chosen, listed.iter().all(|l| l.name != name)) {
         return Err(CliError::from(e.clone()));
     }
