@@ -41,7 +41,7 @@ mod rounds;
 mod xts;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
@@ -71,7 +71,7 @@ pub mod raw {
 
 /// Which instantiation a driver runs, with the token that proves its features.
 #[derive(Clone, Copy, Debug)]
-enum Width {
+pub(crate) enum Width {
     /// `*-vaes-avx2`.
     Avx2(VaesAvx2),
     /// `*-vaes-avx10_256`.
@@ -92,7 +92,7 @@ impl Width {
 
 /// `xts-aes-vaes-*`: the data key's two schedules and the tweak key's encryption schedule,
 /// all wiped on drop ([`AesRoundKeys`] is `ZeroizeOnDrop`).
-struct XtsVaes {
+pub(crate) struct XtsVaes {
     driver: &'static str,
     width: Width,
     data: AesRoundKeys,
@@ -241,7 +241,7 @@ impl SkcipherImpl for XtsVaes {
 }
 
 /// `ctr-aes-vaes-*`: the encryption schedule (wiped on drop).
-struct CtrVaes {
+pub(crate) struct CtrVaes {
     driver: &'static str,
     width: Width,
     keys: AesRoundKeys,
