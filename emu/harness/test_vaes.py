@@ -7,7 +7,10 @@ aes-generic, exported from the same library and run natively).
 
 Cases: drivers avx10_256 and avx10_512 (and avx2), XTS encrypt and decrypt, CTR, AES-128,
 -192 and -256, lengths 16, 17, 31, ..., 4111 plus random ones, at varying misalignments;
-64 guard bytes before and after each buffer must come back untouched. Also: XTS split
+64 guard bytes before and after each buffer must come back untouched. Every case runs
+twice: in place (source pointer = destination pointer) and out of place (a separate,
+differently misaligned source buffer, which must come back unchanged, and a destination
+pre-filled with junk). Also: XTS split
 into two entry calls (the chaining state), CTR counters that wrap (all 16 bytes, and the
 low 64 bits), buffers that end right before an unmapped page (masked loads and stores
 must not touch it), and a self-check that a corrupted byte is noticed.
@@ -64,8 +67,11 @@ def main():
     rk_data, rk_tweak, rk_dec = emu.alloc(256), emu.alloc(256), emu.alloc(256)
     iv_buf, ctr_out = emu.alloc(16), emu.alloc(16)
     work = emu.alloc(MAX_LEN + 2 * GUARD + 64)
+    work_src = emu.alloc(MAX_LEN + 2 * GUARD + 64)  # the source of out-of-place cases
     fenced = emu.alloc(MAX_LEN, fence_after=True)  # ends right before an unmapped page
     fenced_end = fenced + ((MAX_LEN + 0xFFF) & ~0xFFF)
+    fenced_src = emu.alloc(MAX_LEN, fence_after=True)
+    fenced_src_end = fenced_src + ((MAX_LEN + 0xFFF) & ~0xFFF)
     emu.commit()
 
     # Native-only buffers for the reference.
@@ -91,22 +97,33 @@ def main():
     def put(address, data):
         ctypes.memmove(address, data, len(data))
 
-    def run_case(label, expected, call, data, where=None, quiet=False):
-        """Places `data` (with guards) in guest memory, runs `call(ptr)`, compares the
-        buffer and the guards with `expected`. Returns True when equal."""
+    def run_case(label, expected, call, data, where=None, quiet=False, oop=False):
+        """Places `data` (with guards) in guest memory, runs `call(src, dst)`, compares
+        the destination and the guards with `expected`. In place (`oop` false) `src` and
+        `dst` are the same pointer; out of place the source is a separate buffer that must
+        come back unchanged. Returns True when equal."""
         nonlocal passed, failed
         n = len(data)
+        before = bytes([GUARD_BYTE]) * GUARD
         if where is None:
             ptr = work + GUARD + rng.randrange(16)  # misaligned on purpose
-            before = bytes([GUARD_BYTE]) * GUARD
             put(ptr - GUARD, before)
             put(ptr + n, before)
+            src = work_src + GUARD + rng.randrange(16) if oop else ptr
+            if oop:
+                put(src - GUARD, before)
+                put(src + n, before)
         else:
             ptr = where - n  # the buffer's last byte is the last mapped byte
-            before = b""
-        put(ptr, data)
+            src = fenced_src_end - n if oop else ptr
+        if oop:
+            put(src, data)
+            put(ptr, bytes((i * 7 + 0x3C) & 0xFF for i in range(n)))  # junk to overwrite
+            label += " out-of-place"
+        else:
+            put(ptr, data)
         try:
-            call(ptr)
+            call(src, ptr)
             got = ctypes.string_at(ptr, n)
             ok = got == expected
             why = "" if ok else first_difference(got, expected)
@@ -115,6 +132,12 @@ def main():
                     ok, why = False, "guard bytes before the buffer changed"
                 elif ctypes.string_at(ptr + n, GUARD) != before:
                     ok, why = False, "guard bytes after the buffer changed"
+            if ok and oop:
+                if ctypes.string_at(src, n) != data:
+                    ok, why = False, "the source buffer changed"
+                elif where is None and (ctypes.string_at(src - GUARD, GUARD) != before
+                                        or ctypes.string_at(src + n, GUARD) != before):
+                    ok, why = False, "guard bytes around the source changed"
         except GuestError as e:
             ok, why = False, str(e)
         driver = label.split()[0]
@@ -153,26 +176,30 @@ def main():
                     assert lib.cryptoreg_emu_ref_xts(decrypt, key, klen, iv, ref, n) == 0
                     want = ref.raw[:n]
                     label = f"xts-aes-vaes-{name} {'dec' if decrypt else 'enc'} klen={klen} len={n}"
-                    run_case(label, want, lambda p: emu.call(
-                        fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p, n), data)
+                    for oop in (False, True):
+                        run_case(label, want, lambda s, d: emu.call(
+                            fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, s, d, n),
+                            data, oop=oop)
                     # The same request as two entry calls, the tweak carried over.
                     if n >= 32:
                         first = 16 * rng.randrange(1, n // 16)
                         if n % 16 and first == 16 * (n // 16):
                             first -= 16
-                        run_case(label + f" split@{first}", want, lambda p: emu.call(
-                            fn_xts_split, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p,
-                            n, first), data)
+                        for oop in (False, True):
+                            run_case(label + f" split@{first}", want, lambda s, d: emu.call(
+                                fn_xts_split, num, decrypt, rk_data, rk_tweak, rounds, iv_buf,
+                                s, d, n, first), data, oop=oop)
                 # Right before an unmapped page: masked accesses must not touch it.
                 for n in (17, 31, 4095, 4111):
                     iv, data = rng.randbytes(16), rng.randbytes(n)
                     put(iv_buf, iv)
                     ctypes.memmove(ref, data, n)
                     lib.cryptoreg_emu_ref_xts(decrypt, key, klen, iv, ref, n)
-                    run_case(f"xts-aes-vaes-{name} {'dec' if decrypt else 'enc'} klen={klen} "
-                             f"len={n} at end of mapping", ref.raw[:n], lambda p: emu.call(
-                                 fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, p, n),
-                             data, where=fenced_end)
+                    for oop in (False, True):
+                        run_case(f"xts-aes-vaes-{name} {'dec' if decrypt else 'enc'} klen={klen} "
+                                 f"len={n} at end of mapping", ref.raw[:n], lambda s, d: emu.call(
+                                     fn_xts, num, decrypt, rk_data, rk_tweak, rounds, iv_buf, s,
+                                     d, n), data, where=fenced_end, oop=oop)
 
     # CTR: every driver, three key sizes, every length (encryption = decryption), plus
     # counters that wrap, and the counter state left behind.
@@ -193,25 +220,28 @@ def main():
                     assert lib.cryptoreg_emu_ref_ctr(key, klen, iv, ref, n, ref_ctr) == 0
                     want, want_ctr = ref.raw[:n], ref_ctr.raw[:16]
                     label = f"ctr-aes-vaes-{name} {direction} klen={klen} len={n} iv={iv.hex()}"
-                    if run_case(label, want, lambda p: emu.call(
-                            fn_ctr, num, rk_data, rounds, iv_buf, p, n, ctr_out), data):
-                        got_ctr = ctypes.string_at(ctr_out, 16)
-                        if got_ctr != want_ctr:
-                            passed -= 1
-                            failed += 1
-                            failures.append(f"FAIL {label}: counter state {got_ctr.hex()} "
-                                            f"!= {want_ctr.hex()}")
-                            print(failures[-1], flush=True)
+                    for oop in (False, True):
+                        if run_case(label, want, lambda s, d: emu.call(
+                                fn_ctr, num, rk_data, rounds, iv_buf, s, d, n, ctr_out), data,
+                                oop=oop):
+                            got_ctr = ctypes.string_at(ctr_out, 16)
+                            if got_ctr != want_ctr:
+                                passed -= 1
+                                failed += 1
+                                failures.append(f"FAIL {label} oop={oop}: counter state "
+                                                f"{got_ctr.hex()} != {want_ctr.hex()}")
+                                print(failures[-1], flush=True)
             for n in (1, 15, 63, 4095):
                 data = rng.randbytes(n)
                 iv = rng.randbytes(16)
                 put(iv_buf, iv)
                 ctypes.memmove(ref, data, n)
                 lib.cryptoreg_emu_ref_ctr(key, klen, iv, ref, n, ref_ctr)
-                run_case(f"ctr-aes-vaes-{name} klen={klen} len={n} at end of mapping",
-                         ref.raw[:n], lambda p: emu.call(
-                             fn_ctr, num, rk_data, rounds, iv_buf, p, n, ctr_out),
-                         data, where=fenced_end)
+                for oop in (False, True):
+                    run_case(f"ctr-aes-vaes-{name} klen={klen} len={n} at end of mapping",
+                             ref.raw[:n], lambda s, d: emu.call(
+                                 fn_ctr, num, rk_data, rounds, iv_buf, s, d, n, ctr_out),
+                             data, where=fenced_end, oop=oop)
 
     # Self-check of the comparison: a wrong expectation must be reported as a failure.
     compared = passed + failed
@@ -225,8 +255,8 @@ def main():
     lib.cryptoreg_emu_ref_ctr(key, 16, bytes(16), ref, 100, ref_ctr)
     wrong = bytearray(ref.raw[:100])
     wrong[50] ^= 1
-    noticed = not run_case("self-check", bytes(wrong), lambda p: emu.call(
-        fn_ctr, drivers[0][1], rk_data, rounds, iv_buf, p, 100, ctr_out), data,
+    noticed = not run_case("self-check", bytes(wrong), lambda s, d: emu.call(
+        fn_ctr, drivers[0][1], rk_data, rounds, iv_buf, s, d, 100, ctr_out), data,
         quiet=True)
     passed, failed, failures = saved
     per_driver.pop("self-check", None)

@@ -7,8 +7,10 @@
 //!
 //! Two kinds of export:
 //!
-//! * **Emulated** (`cryptoreg_emu_xts`, `cryptoreg_emu_ctr`): pointers, lengths and
-//!   already expanded round keys in, bytes out. They allocate nothing, cannot panic and make
+//! * **Emulated** (`cryptoreg_emu_xts`, `cryptoreg_emu_xts_split`, `cryptoreg_emu_ctr`):
+//!   pointers, lengths and already expanded round keys in, bytes out. Each takes a source
+//!   and a destination pointer, as the entries do: the same pointer for in place, two
+//!   disjoint buffers for out of place. They allocate nothing, cannot panic and make
 //!   no system call, because under the emulator only this library's pages, the caller's
 //!   buffers and a stack are mapped.
 //! * **Native** (`cryptoreg_emu_expand`, `cryptoreg_emu_ref_xts`, `cryptoreg_emu_ref_ctr`):
@@ -53,7 +55,8 @@ pub unsafe extern "C" fn cryptoreg_emu_expand(
     }
 }
 
-/// XTS with the kernel of driver `driver`, in place over `len` bytes, through the entry the
+/// XTS with the kernel of driver `driver`, from `src` into `dst` (`len` bytes each; the same
+/// pointer for in place, or disjoint), through the entry the
 /// driver's one-shot `encrypt`/`decrypt` uses: it encrypts `iv` under `rk_tweak` itself and
 /// processes the whole request (ciphertext stealing included) in one call. `rk_data` is the data key's encryption
 /// schedule for `decrypt == 0`, its `AESDEC` schedule otherwise. Runs under emulation:
@@ -61,8 +64,9 @@ pub unsafe extern "C" fn cryptoreg_emu_expand(
 /// nothing (the harness would see the mismatch).
 ///
 /// # Safety
-/// `rk_data`, `rk_tweak` are readable for 240 bytes, `iv` for 16, `data` readable and
-/// writable for `len` bytes; the CPU (or emulator) has the driver's features.
+/// `rk_data`, `rk_tweak` are readable for 240 bytes, `iv` for 16, `src` readable and `dst`
+/// writable for `len` bytes, `src == dst` or the two disjoint; the CPU (or emulator) has
+/// the driver's features.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cryptoreg_emu_xts(
@@ -72,12 +76,13 @@ pub unsafe extern "C" fn cryptoreg_emu_xts(
     rk_tweak: *const u8,
     rounds: usize,
     iv: *const u8,
-    data: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
 ) {
     // SAFETY: per this function's contract: 240 readable bytes behind each schedule
-    // pointer (alignment 1, as for byte arrays), 16 behind `iv`, `len` behind `data`; the
-    // features are the caller's promise.
+    // pointer (alignment 1, as for byte arrays), 16 behind `iv`, `len` behind `src` and
+    // `dst`; the features are the caller's promise.
     unsafe {
         let data_keys = &*rk_data.cast::<RoundKeyBytes>();
         let tweak_keys = &*rk_tweak.cast::<RoundKeyBytes>();
@@ -91,7 +96,7 @@ pub unsafe extern "C" fn cryptoreg_emu_xts(
             (2, true) => raw::xts_dec_iv_vaes_avx10_512,
             _ => return,
         };
-        f(data_keys, tweak_keys, rounds, &mut tweak, data, len);
+        f(data_keys, tweak_keys, rounds, &mut tweak, src, dst, len);
     }
 }
 
@@ -111,7 +116,8 @@ pub unsafe extern "C" fn cryptoreg_emu_xts_split(
     rk_tweak: *const u8,
     rounds: usize,
     iv: *const u8,
-    data: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
     first: usize,
 ) {
@@ -130,25 +136,35 @@ pub unsafe extern "C" fn cryptoreg_emu_xts_split(
             (2, true) => raw::xts_dec_vaes_avx10_512,
             _ => return,
         };
-        f(data_keys, rounds, &mut tweak, data, first);
-        f(data_keys, rounds, &mut tweak, data.add(first), len - first);
+        f(data_keys, rounds, &mut tweak, src, dst, first);
+        f(
+            data_keys,
+            rounds,
+            &mut tweak,
+            src.add(first),
+            dst.add(first),
+            len - first,
+        );
     }
 }
 
-/// CTR with the kernel of driver `driver`, in place over `len` bytes from the big-endian
-/// counter block `iv`; the advanced counter is written to `ctr_out`. `rk` is the
+/// CTR with the kernel of driver `driver`, from `src` into `dst` (`len` bytes each; the same
+/// pointer for in place, or disjoint) from the big-endian counter block `iv`; the advanced counter is written to `ctr_out`. `rk` is the
 /// encryption schedule. Runs under emulation (see [`cryptoreg_emu_xts`]).
 ///
 /// # Safety
-/// `rk` readable for 240 bytes, `iv` for 16, `ctr_out` writable for 16, `data` readable
-/// and writable for `len`; the CPU (or emulator) has the driver's features.
+/// `rk` readable for 240 bytes, `iv` for 16, `ctr_out` writable for 16, `src` readable
+/// and `dst` writable for `len`, `src == dst` or the two disjoint; the CPU (or emulator)
+/// has the driver's features.
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cryptoreg_emu_ctr(
     driver: u32,
     rk: *const u8,
     rounds: usize,
     iv: *const u8,
-    data: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
     ctr_out: *mut u8,
 ) {
@@ -162,7 +178,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ctr(
             2 => raw::ctr_vaes_avx10_512,
             _ => return,
         };
-        f(keys, rounds, &mut ctr, data, len);
+        f(keys, rounds, &mut ctr, src, dst, len);
         ctr_out.cast::<[u8; 16]>().write_unaligned(ctr);
     }
 }

@@ -13,5 +13,7 @@ pub mod vaes;
 
 pub use generic::AesGeneric;
 
+#[cfg(all(test, target_arch = "x86_64"))]
+mod out_of_place_tests;
 #[cfg(test)]
 mod tests;

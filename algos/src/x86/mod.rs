@@ -1,5 +1,6 @@
-//! The shared x86-64 layer every SIMD driver builds on: CPU-feature tokens ([`token`])
-//! and the vector types (`vector`: ymm without masks, ymm with AVX-512VL masks, zmm) that
+//! The shared x86-64 layer every SIMD driver builds on: CPU-feature tokens ([`token`]),
+//! the raw source/destination pointers of a run ([`inout`]) and the vector types
+//! ([`vector`]: ymm without masks, ymm with AVX-512VL masks, zmm) that
 //! the AES, GHASH and ChaCha20 cores are written over once and instantiated per width.
 //!
 //! Algorithm-specific operations (AES rounds, the XTS multiply, CTR lanes) live with their
@@ -7,5 +8,6 @@
 
 #![allow(unsafe_code)]
 
+pub(crate) mod inout;
 pub(crate) mod token;
-// vector: moved in next step
+pub(crate) mod vector;

@@ -3,11 +3,13 @@
 //! the ciphertext is known up front.
 //!
 //! The chaining state is the last ciphertext block (the IV at the start), so a request
-//! split into pieces gives the same bytes as one call.
+//! split into pieces gives the same bytes as one call. Out of place, blocks are read from
+//! the source and written to the destination in one pass.
 
 use core::arch::x86_64::__m128i;
 
 use crate::templates::common::whole_blocks;
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
@@ -28,40 +30,45 @@ struct CbcAesni {
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-unsafe fn cbc_encrypt(ks: &AesRoundKeys, iv: &mut ChainState, data: &mut [u8]) {
+unsafe fn cbc_encrypt(ks: &AesRoundKeys, iv: &mut ChainState, mut io: RawInOut<'_>) {
     let keys = Keys::enc(ks);
     let mut prev = load(iv);
-    for block in data.chunks_exact_mut(16) {
-        prev = keys.encrypt1(xor(load(block), prev));
-        store(block, prev);
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= 16 {
+        prev = keys.encrypt1(xor(io.load(off), prev));
+        io.store(off, prev);
+        off += 16;
     }
     store(iv, prev);
 }
 
 /// CBC decryption of whole blocks, eight at a time, chaining through `iv`. All eight
-/// ciphertext blocks are loaded before anything is stored, so in-place is safe.
+/// ciphertext blocks are loaded (and the chaining value kept in a register) before
+/// anything is stored, so in place is safe; out of place reads only the source.
 ///
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-unsafe fn cbc_decrypt(ks: &AesRoundKeys, iv: &mut ChainState, data: &mut [u8]) {
+unsafe fn cbc_decrypt(ks: &AesRoundKeys, iv: &mut ChainState, mut io: RawInOut<'_>) {
     let keys = Keys::dec(ks);
     let mut prev = load(iv);
-    let mut chunks = data.chunks_exact_mut(WIDE);
-    for chunk in &mut chunks {
-        let c = load8(chunk);
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= WIDE {
+        let c = load8(&io, off);
         let mut p = keys.decrypt8(c);
         let chain: [__m128i; 8] = core::array::from_fn(|i| if i == 0 { prev } else { c[i - 1] });
         for (x, k) in p.iter_mut().zip(chain) {
             *x = xor(*x, k);
         }
         prev = c[7];
-        store8(chunk, &p);
+        store8(&mut io, off, &p);
+        off += WIDE;
     }
-    for block in chunks.into_remainder().chunks_exact_mut(16) {
-        let c = load(block);
-        store(block, xor(keys.decrypt1(c), prev));
+    while len - off >= 16 {
+        let c = io.load(off);
+        io.store(off, xor(keys.decrypt1(c), prev));
         prev = c;
+        off += 16;
     }
     store(iv, prev);
 }
@@ -84,12 +91,22 @@ impl SkcipherImpl for CbcAesni {
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
         // functions are compiled for.
-        unsafe { cbc_encrypt(&self.keys, state, data) }
+        unsafe { cbc_encrypt(&self.keys, state, RawInOut::in_place(data)) }
     }
 
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { cbc_decrypt(&self.keys, state, data) }
+        unsafe { cbc_decrypt(&self.keys, state, RawInOut::in_place(data)) }
+    }
+
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { cbc_encrypt(&self.keys, state, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { cbc_decrypt(&self.keys, state, RawInOut::split(src, dst)) }
     }
 
     fn encrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
@@ -98,6 +115,14 @@ impl SkcipherImpl for CbcAesni {
 
     fn decrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
         debug_assert!(tail.is_empty(), "CBC has no tail");
+    }
+
+    fn encrypt_tail_to(&self, _state: &mut ChainState, src: &[u8], _dst: &mut [u8]) {
+        debug_assert!(src.is_empty(), "CBC has no tail");
+    }
+
+    fn decrypt_tail_to(&self, _state: &mut ChainState, src: &[u8], _dst: &mut [u8]) {
+        debug_assert!(src.is_empty(), "CBC has no tail");
     }
 }
 

@@ -9,12 +9,17 @@
 //! Eight blocks are kept in flight because `AESENC` has a latency of about four cycles
 //! with a throughput of one or two per cycle on current cores: independent blocks fill
 //! the pipeline.
+//!
+//! The mode kernels read a source and write a destination through
+//! [`RawInOut`] (bounds-checked block loads and stores), so an out-of-place request is
+//! one pass over memory; in place is the same buffer for both.
 
 use core::arch::x86_64::{
     __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
     _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
 use cryptoreg_registry::{
     inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, HostFeatures, Result,
@@ -157,34 +162,37 @@ impl Keys {
     }
 }
 
-/// Loads [`LANES`] consecutive blocks from a [`WIDE`]-byte chunk.
+/// Loads the [`LANES`] input blocks of the [`WIDE`]-byte chunk at `off`.
 #[inline(always)]
-pub(crate) fn load8(chunk: &[u8]) -> [__m128i; LANES] {
-    core::array::from_fn(|i| load(&chunk[16 * i..]))
+pub(crate) fn load8(io: &RawInOut<'_>, off: usize) -> [__m128i; LANES] {
+    core::array::from_fn(|i| io.load(off + 16 * i))
 }
 
-/// Stores [`LANES`] consecutive blocks into a [`WIDE`]-byte chunk.
+/// Stores [`LANES`] output blocks into the [`WIDE`]-byte chunk at `off`.
 #[inline(always)]
-pub(crate) fn store8(chunk: &mut [u8], b: &[__m128i; LANES]) {
+pub(crate) fn store8(io: &mut RawInOut<'_>, off: usize, b: &[__m128i; LANES]) {
     for (i, v) in b.iter().enumerate() {
-        store(&mut chunk[16 * i..], *v);
+        io.store(off + 16 * i, *v);
     }
 }
 
-/// ECB over whole blocks, eight at a time: shared by `aes-aesni` and `ecb-aes-aesni`.
+/// ECB over whole blocks (a trailing partial block is left alone), eight at a time:
+/// shared by `aes-aesni` and `ecb-aes-aesni`.
 ///
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, data: &mut [u8]) {
+pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, mut io: RawInOut<'_>) {
     let keys = Keys::enc(ks);
-    let mut chunks = data.chunks_exact_mut(WIDE);
-    for chunk in &mut chunks {
-        let b = keys.encrypt8(load8(chunk));
-        store8(chunk, &b);
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= WIDE {
+        let b = keys.encrypt8(load8(&io, off));
+        store8(&mut io, off, &b);
+        off += WIDE;
     }
-    for block in chunks.into_remainder().chunks_exact_mut(16) {
-        store(block, keys.encrypt1(load(block)));
+    while len - off >= 16 {
+        io.store(off, keys.encrypt1(io.load(off)));
+        off += 16;
     }
 }
 
@@ -193,15 +201,17 @@ pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, data: &mut [u8]) {
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-pub(crate) unsafe fn ecb_decrypt(ks: &AesRoundKeys, data: &mut [u8]) {
+pub(crate) unsafe fn ecb_decrypt(ks: &AesRoundKeys, mut io: RawInOut<'_>) {
     let keys = Keys::dec(ks);
-    let mut chunks = data.chunks_exact_mut(WIDE);
-    for chunk in &mut chunks {
-        let b = keys.decrypt8(load8(chunk));
-        store8(chunk, &b);
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= WIDE {
+        let b = keys.decrypt8(load8(&io, off));
+        store8(&mut io, off, &b);
+        off += WIDE;
     }
-    for block in chunks.into_remainder().chunks_exact_mut(16) {
-        store(block, keys.decrypt1(load(block)));
+    while len - off >= 16 {
+        io.store(off, keys.decrypt1(io.load(off)));
+        off += 16;
     }
 }
 
@@ -224,13 +234,13 @@ impl BlockCipherImpl for AesAesni {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
         // functions are compiled for.
-        unsafe { ecb_encrypt(&self.keys, data) }
+        unsafe { ecb_encrypt(&self.keys, RawInOut::in_place(data)) }
     }
 
     fn decrypt_blocks(&self, data: &mut [u8]) {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ecb_decrypt(&self.keys, data) }
+        unsafe { ecb_decrypt(&self.keys, RawInOut::in_place(data)) }
     }
 }
 

@@ -2,15 +2,18 @@
 //! initial counter block, and the whole 16-byte block is one 128-bit big-endian integer
 //! incremented per block, so the carry runs across all 16 bytes and `ff..ff` wraps to
 //! zero. Any length is accepted; the last partial block is the tail. Eight keystream
-//! blocks are computed in flight. Encryption and decryption are the same operation.
+//! blocks are computed in flight. Encryption and decryption are the same operation. Out
+//! of place, the keystream is XORed from the source into the destination in one pass.
 
 use core::arch::x86_64::__m128i;
 
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
+use zeroize::Zeroize;
 
 const DRIVER: &str = "ctr-aes-aesni";
 
@@ -27,39 +30,41 @@ fn counter_block(c: u128) -> __m128i {
     load(&c.to_be_bytes())
 }
 
-/// XORs the keystream into `data` (whole blocks first, then a partial block if `data`
-/// does not end on a block boundary) and advances the counter past every block used.
+/// XORs the keystream into the run `io` (whole blocks first, then a partial block if the
+/// run does not end on a block boundary) and advances the counter past every block used.
 ///
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-unsafe fn ctr_xor(ks: &AesRoundKeys, counter: &mut ChainState, data: &mut [u8]) {
+unsafe fn ctr_xor(ks: &AesRoundKeys, counter: &mut ChainState, mut io: RawInOut<'_>) {
     let keys = Keys::enc(ks);
     let mut c = u128::from_be_bytes(*counter);
-    let mut chunks = data.chunks_exact_mut(WIDE);
-    for chunk in &mut chunks {
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= WIDE {
         let stream = keys.encrypt8(core::array::from_fn(|i| {
             counter_block(c.wrapping_add(i as u128))
         }));
-        let mut d = load8(chunk);
+        let mut d = load8(&io, off);
         for (x, s) in d.iter_mut().zip(stream) {
             *x = xor(*x, s);
         }
-        store8(chunk, &d);
+        store8(&mut io, off, &d);
         c = c.wrapping_add(8);
+        off += WIDE;
     }
-    let mut blocks = chunks.into_remainder().chunks_exact_mut(16);
-    for block in &mut blocks {
-        store(block, xor(load(block), keys.encrypt1(counter_block(c))));
+    while len - off >= 16 {
+        io.store(off, xor(io.load(off), keys.encrypt1(counter_block(c))));
         c = c.wrapping_add(1);
+        off += 16;
     }
-    let partial = blocks.into_remainder();
-    if !partial.is_empty() {
-        let mut stream = [0u8; 16];
-        store(&mut stream, keys.encrypt1(counter_block(c)));
-        for (x, s) in partial.iter_mut().zip(stream) {
-            *x ^= s;
-        }
+    let partial = len - off;
+    if partial > 0 {
+        let mut block = [0u8; 16];
+        io.read(off, &mut block[..partial]);
+        let out = xor(load(&block), keys.encrypt1(counter_block(c)));
+        store(&mut block, out);
+        io.write(off, &block[..partial]);
+        block.zeroize();
         c = c.wrapping_add(1);
     }
     *counter = c.to_be_bytes();
@@ -83,28 +88,48 @@ impl SkcipherImpl for CtrAesni {
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
         // functions are compiled for.
-        unsafe { ctr_xor(&self.keys, state, data) }
+        unsafe { ctr_xor(&self.keys, state, RawInOut::in_place(data)) }
     }
 
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ctr_xor(&self.keys, state, data) }
+        unsafe { ctr_xor(&self.keys, state, RawInOut::in_place(data)) }
     }
 
     fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ctr_xor(&self.keys, state, tail) }
+        unsafe { ctr_xor(&self.keys, state, RawInOut::in_place(tail)) }
     }
 
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ctr_xor(&self.keys, state, tail) }
+        unsafe { ctr_xor(&self.keys, state, RawInOut::in_place(tail)) }
+    }
+
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ctr_xor(&self.keys, state, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ctr_xor(&self.keys, state, RawInOut::split(src, dst)) }
+    }
+
+    fn encrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ctr_xor(&self.keys, state, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ctr_xor(&self.keys, state, RawInOut::split(src, dst)) }
     }
 
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         let mut state = iv16(iv)?;
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ctr_xor(&self.keys, &mut state, data) };
+        unsafe { ctr_xor(&self.keys, &mut state, RawInOut::in_place(data)) };
         Ok(())
     }
 

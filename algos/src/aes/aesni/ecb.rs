@@ -1,8 +1,10 @@
 //! `ecb-aes-aesni`: ECB as an skcipher, eight blocks in flight.
 //!
-//! ECB has no chaining state and no tail: a request must be whole blocks.
+//! ECB has no chaining state and no tail: a request must be whole blocks. Out of place,
+//! blocks are read from the source and written to the destination in one pass.
 
 use crate::templates::common::whole_blocks;
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
@@ -35,12 +37,22 @@ impl SkcipherImpl for EcbAesni {
     fn encrypt_blocks(&self, _state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: `self._token` proves AES-NI and SSE2, which is all the entry
         // functions are compiled for.
-        unsafe { ecb_encrypt(&self.keys, data) }
+        unsafe { ecb_encrypt(&self.keys, RawInOut::in_place(data)) }
     }
 
     fn decrypt_blocks(&self, _state: &mut ChainState, data: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { ecb_decrypt(&self.keys, data) }
+        unsafe { ecb_decrypt(&self.keys, RawInOut::in_place(data)) }
+    }
+
+    fn encrypt_blocks_to(&self, _state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ecb_encrypt(&self.keys, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_blocks_to(&self, _state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ecb_decrypt(&self.keys, RawInOut::split(src, dst)) }
     }
 
     fn encrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
@@ -49,6 +61,14 @@ impl SkcipherImpl for EcbAesni {
 
     fn decrypt_tail(&self, _state: &mut ChainState, tail: &mut [u8]) {
         debug_assert!(tail.is_empty(), "ECB has no tail");
+    }
+
+    fn encrypt_tail_to(&self, _state: &mut ChainState, src: &[u8], _dst: &mut [u8]) {
+        debug_assert!(src.is_empty(), "ECB has no tail");
+    }
+
+    fn decrypt_tail_to(&self, _state: &mut ChainState, src: &[u8], _dst: &mut [u8]) {
+        debug_assert!(src.is_empty(), "ECB has no tail");
     }
 }
 

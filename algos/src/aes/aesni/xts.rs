@@ -6,15 +6,21 @@
 //! state is the tweak of the next block. Whole blocks run eight in flight with the eight
 //! tweaks computed up front. The tail call gets the last full block together with the
 //! partial one and performs the stealing in either direction.
+//!
+//! Out of place, blocks are read from the source and written to the destination in one
+//! pass; the stealing reads both of its input blocks before writing either output block,
+//! so it is right both in place and for a disjoint destination.
 
 use core::arch::x86_64::__m128i;
 
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_key, AesRoundKeys};
 use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
+use zeroize::Zeroize;
 
 const DRIVER: &str = "xts-aes-aesni";
 
@@ -52,14 +58,14 @@ fn xts1(keys: &Keys, dir: Dir, x: __m128i, t: __m128i) -> __m128i {
     xor(y, t)
 }
 
-/// XTS over whole blocks, advancing the tweak in `state`.
+/// XTS over the whole blocks of `io`, advancing the tweak in `state`.
 #[inline(always)]
-fn xts_blocks(keys: &Keys, dir: Dir, state: &mut ChainState, data: &mut [u8]) {
+fn xts_blocks(keys: &Keys, dir: Dir, state: &mut ChainState, mut io: RawInOut<'_>) {
     let mut t = *state;
-    let mut chunks = data.chunks_exact_mut(WIDE);
-    for chunk in &mut chunks {
+    let (len, mut off) = (io.len(), 0);
+    while len - off >= WIDE {
         let tw: [__m128i; 8] = core::array::from_fn(|_| next_tweak(&mut t));
-        let mut x = load8(chunk);
+        let mut x = load8(&io, off);
         for (v, k) in x.iter_mut().zip(tw) {
             *v = xor(*v, k);
         }
@@ -70,11 +76,13 @@ fn xts_blocks(keys: &Keys, dir: Dir, state: &mut ChainState, data: &mut [u8]) {
         for (v, k) in x.iter_mut().zip(tw) {
             *v = xor(*v, k);
         }
-        store8(chunk, &x);
+        store8(&mut io, off, &x);
+        off += WIDE;
     }
-    for block in chunks.into_remainder().chunks_exact_mut(16) {
+    while len - off >= 16 {
         let tw = next_tweak(&mut t);
-        store(block, xts1(keys, dir, load(block), tw));
+        io.store(off, xts1(keys, dir, io.load(off), tw));
+        off += 16;
     }
     *state = t;
 }
@@ -82,9 +90,10 @@ fn xts_blocks(keys: &Keys, dir: Dir, state: &mut ChainState, data: &mut [u8]) {
 /// The last full block and the partial one (`tail.len()` in `17..32`), IEEE 1619-2007
 /// §5.3.2 / §5.4.2. Encryption: `CC = E_{T(m-1)}(P(m-1))`, the partial ciphertext is the
 /// head of `CC`, and the full block is `E_{T(m)}(P(m) || tail of CC)`. Decryption uses
-/// the two tweaks in the opposite order.
+/// the two tweaks in the opposite order. Both input blocks are read before either output
+/// block is written.
 #[inline(always)]
-fn xts_steal(keys: &Keys, dir: Dir, state: &mut ChainState, tail: &mut [u8]) {
+fn xts_steal(keys: &Keys, dir: Dir, state: &mut ChainState, mut tail: RawInOut<'_>) {
     let r = tail.len() - 16;
     let mut t = *state;
     let t_prev = next_tweak(&mut t);
@@ -94,33 +103,36 @@ fn xts_steal(keys: &Keys, dir: Dir, state: &mut ChainState, tail: &mut [u8]) {
         Dir::Decrypt => (t_last, t_prev),
     };
     let mut cc = [0u8; 16];
-    store(&mut cc, xts1(keys, dir, load(tail), first));
+    store(&mut cc, xts1(keys, dir, tail.load(0), first));
     let mut pp = cc;
-    pp[..r].copy_from_slice(&tail[16..]);
-    tail[16..].copy_from_slice(&cc[..r]);
-    store(tail, xts1(keys, dir, load(&pp), second));
+    tail.read(16, &mut pp[..r]);
+    tail.write(16, &cc[..r]);
+    tail.store(0, xts1(keys, dir, load(&pp), second));
+    cc.zeroize();
+    pp.zeroize();
     *state = t;
 }
 
-/// XTS over `data`: whole blocks, then (when the length is not a multiple of 16) the
-/// stolen last two blocks. Lengths under 16 are refused before this point.
+/// XTS over the run `io`: whole blocks, then (when the length is not a multiple of 16)
+/// the stolen last two blocks. Lengths under 16 are refused before this point.
 ///
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
-unsafe fn xts_crypt(ks: &AesRoundKeys, dir: Dir, state: &mut ChainState, data: &mut [u8]) {
-    if data.is_empty() {
+unsafe fn xts_crypt(ks: &AesRoundKeys, dir: Dir, state: &mut ChainState, io: RawInOut<'_>) {
+    let len = io.len();
+    if len == 0 {
         return;
     }
     let keys = match dir {
         Dir::Encrypt => Keys::enc(ks),
         Dir::Decrypt => Keys::dec(ks),
     };
-    let r = data.len() % 16;
+    let r = len % 16;
     if r == 0 {
-        xts_blocks(&keys, dir, state, data);
-    } else if data.len() > 16 {
-        let (body, tail) = data.split_at_mut(data.len() - 16 - r);
+        xts_blocks(&keys, dir, state, io);
+    } else if len > 16 {
+        let (body, tail) = io.split_at(len - 16 - r);
         xts_blocks(&keys, dir, state, body);
         xts_steal(&keys, dir, state, tail);
     } else {
@@ -163,23 +175,46 @@ impl SkcipherImpl for XtsAesni {
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, data) }
+        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, RawInOut::in_place(data)) }
     }
 
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, data) }
+        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, RawInOut::in_place(data)) }
     }
 
     fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, tail) }
+        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, RawInOut::in_place(tail)) }
     }
 
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, tail) }
+        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, RawInOut::in_place(tail)) }
+    }
+
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        debug_assert_eq!(src.len() % 16, 0);
+        // SAFETY: as in `start`.
+        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        debug_assert_eq!(src.len() % 16, 0);
+        // SAFETY: as in `start`.
+        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, RawInOut::split(src, dst)) }
+    }
+
+    /// Ciphertext stealing from `src` into `dst`: both input blocks are read first.
+    fn encrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `start`.
+        unsafe { xts_crypt(&self.data, Dir::Encrypt, state, RawInOut::split(src, dst)) }
+    }
+
+    fn decrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as in `start`.
+        unsafe { xts_crypt(&self.data, Dir::Decrypt, state, RawInOut::split(src, dst)) }
     }
 
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
@@ -187,7 +222,14 @@ impl SkcipherImpl for XtsAesni {
         let mut state = [0u8; 16];
         self.start(iv, &mut state)?;
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Encrypt, &mut state, data) };
+        unsafe {
+            xts_crypt(
+                &self.data,
+                Dir::Encrypt,
+                &mut state,
+                RawInOut::in_place(data),
+            )
+        };
         Ok(())
     }
 
@@ -196,7 +238,14 @@ impl SkcipherImpl for XtsAesni {
         let mut state = [0u8; 16];
         self.start(iv, &mut state)?;
         // SAFETY: as in `start`.
-        unsafe { xts_crypt(&self.data, Dir::Decrypt, &mut state, data) };
+        unsafe {
+            xts_crypt(
+                &self.data,
+                Dir::Decrypt,
+                &mut state,
+                RawInOut::in_place(data),
+            )
+        };
         Ok(())
     }
 }

@@ -8,22 +8,27 @@
 //! wrap (once every 2^64 blocks) and the high half is stepped in between: no carry is ever
 //! needed inside a vector.
 //!
+//! Input is read from a source and output written to a destination (in place: the same
+//! pointer), so an out-of-place request costs one pass over memory.
+//!
 //! The main loop keeps `N` vectors in flight (8 ymm or 4 zmm: 16 blocks), the rest goes
 //! through a batch of 4 (when `N` is 8), single vectors, and one masked partial vector.
 
-use super::vector::{encrypt, AesVec, LANE_INDEX};
+use super::rounds::{broadcast_keys, counter_step, encrypt, lane_counters, AesVec};
+use crate::x86::vector::SimdVec;
 
 /// XORs the keystream of the `K` counter vectors `ctr .. ctr + (K-1) * step` into `K`
-/// whole vectors at `p`, the rounds interleaved.
+/// whole vectors from `src`, into `dst`, the rounds interleaved.
 #[inline(always)]
 unsafe fn batch<V: AesVec, const R: usize, const K: usize>(
     k: &[V; 15],
     ctr: V,
     step: V,
-    p: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
 ) {
-    // SAFETY: `K * V::BYTES` bytes at `p` are valid (caller); target features per the
-    // module contract of `vector`.
+    // SAFETY: `K * V::BYTES` bytes at `src` and `dst` are valid (caller); target features
+    // per the module contract of `rounds`.
     unsafe {
         let mut x = [V::zero(); K];
         let mut c = ctr;
@@ -38,8 +43,10 @@ unsafe fn batch<V: AesVec, const R: usize, const K: usize>(
             }
         }
         for (j, xj) in x.iter().enumerate() {
-            let q = p.add(j * V::BYTES);
-            V::load(q).xor(xj.aesenclast(k[R])).store(q);
+            let off = j * V::BYTES;
+            V::load(src.add(off))
+                .xor(xj.aesenclast(k[R]))
+                .store(dst.add(off));
         }
     }
 }
@@ -57,65 +64,67 @@ unsafe fn keystream<V: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: V) ->
     }
 }
 
-/// CTR over `len` bytes at `p` starting at counter `c`, where the low 64 bits of the counter
-/// do not wrap before the last block (`blocks(len) <= 2^64 - (c mod 2^64)`).
+/// CTR over `len` bytes from `src` into `dst` starting at counter `c`, where the low 64
+/// bits of the counter do not wrap before the last block
+/// (`blocks(len) <= 2^64 - (c mod 2^64)`).
 #[inline(always)]
 unsafe fn ctr_segment<V: AesVec, const R: usize, const N: usize>(
     keys: &[[u8; 16]; 15],
     c: u128,
-    mut p: *mut u8,
+    mut src: *const u8,
+    mut dst: *mut u8,
     len: usize,
-) {
+) where
+    V::Half: AesVec,
+{
     let mut left = len;
-    // SAFETY: all pointers stay within `p .. p + len` (caller: valid for reads and
-    // writes); the lane-index table holds 64 bytes; target features per the caller's
+    // SAFETY: all pointers stay within the first `len` bytes of `src` and `dst` (caller:
+    // valid for reads / writes; they advance together); target features per the caller's
     // contract.
     unsafe {
-        type H<V> = <V as AesVec>::Half;
+        type H<V> = <V as SimdVec>::Half;
         if len <= H::<V>::BYTES {
             // Short requests never touch the wide type.
-            let ctr = H::<V>::broadcast(&c.to_le_bytes())
-                .add_epi64(H::<V>::load(LANE_INDEX.as_ptr().cast()));
-            ctr_short::<H<V>, R>(keys, ctr, p, len);
+            ctr_short::<H<V>, R>(keys, lane_counters(c), src, dst, len);
             return;
         }
         // Lane i: the counter plus i in the low qword (no wrap, see above).
-        let mut ctr = V::broadcast(&c.to_le_bytes()).add_epi64(V::load(LANE_INDEX.as_ptr().cast()));
-        let step = V::broadcast(&(V::LANES as u128).to_le_bytes());
+        let mut ctr = lane_counters::<V>(c);
+        let step = counter_step::<V>(V::LANES);
 
         if left >= N * V::BYTES {
-            let mut k = [V::zero(); 15];
-            for (dst, src) in k.iter_mut().zip(keys.iter()).take(R + 1) {
-                *dst = V::broadcast(src);
-            }
-            let big_step = V::broadcast(&((N * V::LANES) as u128).to_le_bytes());
+            let k = broadcast_keys::<V, R>(keys);
+            let big_step = counter_step::<V>(N * V::LANES);
             while left >= N * V::BYTES {
-                batch::<V, R, N>(&k, ctr, step, p);
+                batch::<V, R, N>(&k, ctr, step, src, dst);
                 ctr = ctr.add_epi64(big_step);
-                p = p.add(N * V::BYTES);
+                src = src.add(N * V::BYTES);
+                dst = dst.add(N * V::BYTES);
                 left -= N * V::BYTES;
             }
             if N > 4 && left >= 4 * V::BYTES {
-                batch::<V, R, 4>(&k, ctr, step, p);
-                ctr = ctr.add_epi64(V::broadcast(&((4 * V::LANES) as u128).to_le_bytes()));
-                p = p.add(4 * V::BYTES);
+                batch::<V, R, 4>(&k, ctr, step, src, dst);
+                ctr = ctr.add_epi64(counter_step::<V>(4 * V::LANES));
+                src = src.add(4 * V::BYTES);
+                dst = dst.add(4 * V::BYTES);
                 left -= 4 * V::BYTES;
             }
         }
-        while left > <V::Half as AesVec>::BYTES {
+        while left > <V::Half as SimdVec>::BYTES {
             let ks = keystream::<V, R>(keys, ctr);
             if left >= V::BYTES {
-                V::load(p).xor(ks).store(p);
+                V::load(src).xor(ks).store(dst);
                 ctr = ctr.add_epi64(step);
-                p = p.add(V::BYTES);
+                src = src.add(V::BYTES);
+                dst = dst.add(V::BYTES);
                 left -= V::BYTES;
             } else {
-                V::load_partial(p, left).xor(ks).store_partial(p, left);
+                V::load_partial(src, left).xor(ks).store_partial(dst, left);
                 return;
             }
         }
         if left > 0 {
-            ctr_short::<V::Half, R>(keys, ctr.low_half(), p, left);
+            ctr_short::<V::Half, R>(keys, ctr.low_half(), src, dst, left);
         }
     }
 }
@@ -125,56 +134,63 @@ unsafe fn ctr_segment<V: AesVec, const R: usize, const N: usize>(
 unsafe fn ctr_short<W: AesVec, const R: usize>(
     keys: &[[u8; 16]; 15],
     ctr: W,
-    p: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
 ) {
-    // SAFETY: `len` bytes at `p` are valid (caller); target features per the module
-    // contract of `vector`.
+    // SAFETY: `len` bytes at `src` and `dst` are valid (caller); target features per the
+    // module contract of `rounds`.
     unsafe {
         let ks = keystream::<W, R>(keys, ctr);
         if len == W::BYTES {
-            W::load(p).xor(ks).store(p);
+            W::load(src).xor(ks).store(dst);
         } else {
-            W::load_partial(p, len).xor(ks).store_partial(p, len);
+            W::load_partial(src, len).xor(ks).store_partial(dst, len);
         }
     }
 }
 
-/// Encrypts (= decrypts) `len` bytes at `data` in place with the encryption schedule `keys`
-/// of `R` rounds, starting at the big-endian counter block `ctr`, which is advanced by the
-/// number of blocks used (a partial last block counts as one); `N` vectors in flight.
+/// Encrypts (= decrypts) `len` bytes from `src` into `dst` with the encryption schedule
+/// `keys` of `R` rounds, starting at the big-endian counter block `ctr`, which is advanced
+/// by the number of blocks used (a partial last block counts as one); `N` vectors in
+/// flight. In place is `src == dst`; otherwise the two must not overlap (each vector is
+/// loaded before its output is stored, but never after a later output was).
 ///
 /// # Safety
-/// `data` is valid for reads and writes of `len` bytes, and the CPU has `V`'s features
-/// (this function is only inlined into the matching `#[target_feature]` entry).
+/// `src` is valid for reads and `dst` for writes of `len` bytes, they are equal or do not
+/// overlap, and the CPU has `V`'s features (this function is only inlined into the
+/// matching `#[target_feature]` entry).
 #[inline(always)]
 pub(crate) unsafe fn ctr_crypt<V: AesVec, const R: usize, const N: usize>(
     keys: &[[u8; 16]; 15],
     ctr: &mut [u8; 16],
-    data: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
-) {
-    // SAFETY: the segments below partition `data .. data + len`; target features per this
-    // function's contract.
+) where
+    V::Half: AesVec,
+{
+    // SAFETY: the segments below partition the first `len` bytes of `src` and `dst`;
+    // target features per this function's contract.
     unsafe {
         if len <= 16 {
             // One block: the counter block itself is the cipher input (no byte swap, no
             // lane arithmetic); the increment happens in general registers, off the
             // keystream's path.
-            type H<V> = <V as AesVec>::Half;
+            type H<V> = <V as SimdVec>::Half;
             if len > 0 {
                 let ks = encrypt::<H<V>, R>(keys, H::<V>::load_block(ctr.as_ptr()));
                 // `len <= 16` is under the narrow type's width: one partial vector (masked
                 // on avx10, general-register pieces on avx2).
-                H::<V>::load_partial(data, len)
+                H::<V>::load_partial(src, len)
                     .xor(ks)
-                    .store_partial(data, len);
+                    .store_partial(dst, len);
                 *ctr = u128::from_be_bytes(*ctr).wrapping_add(1).to_be_bytes();
             }
             return;
         }
         let mut c = u128::from_be_bytes(*ctr);
-        let mut p = data;
+        let (mut s, mut d) = (src, dst);
         let mut left = len;
         while left > 0 {
             // Blocks before the low qword wraps: 1 ..= 2^64.
@@ -184,9 +200,10 @@ pub(crate) unsafe fn ctr_crypt<V: AesVec, const R: usize, const N: usize>(
             } else {
                 left
             };
-            ctr_segment::<V, R, N>(keys, c, p, seg);
+            ctr_segment::<V, R, N>(keys, c, s, d, seg);
             c = c.wrapping_add(seg.div_ceil(16) as u128);
-            p = p.add(seg);
+            s = s.add(seg);
+            d = d.add(seg);
             left -= seg;
         }
         *ctr = c.to_be_bytes();

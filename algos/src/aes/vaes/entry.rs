@@ -6,7 +6,9 @@
 //! no `call`), and which `cargo xtask emu` runs under the Bochs emulator.
 //!
 //! Arguments are plain pointers, lengths and round-key bytes: the entries allocate nothing,
-//! cannot panic and make no calls, so they can run under the emulator.
+//! cannot panic and make no calls, so they can run under the emulator. Every entry reads
+//! `src` and writes `dst` (one pass for an out-of-place request); in place passes the same
+//! pointer twice. The two must be identical or not overlap at all.
 
 use core::arch::x86_64::{
     __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_storeu_si128,
@@ -14,8 +16,8 @@ use core::arch::x86_64::{
 };
 
 use super::ctr::ctr_crypt;
-use super::vector::{Ymm, Zmm};
 use super::xts::xts_crypt;
+use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
 /// Round keys as bytes: `rounds + 1` (11, 13 or 15) of them are used.
 pub type RoundKeyBytes = [[u8; 16]; 15];
@@ -41,19 +43,21 @@ macro_rules! entries {
         /// `len`); `keys` is the data key's encryption schedule of `rounds` (10, 12, 14).
         ///
         /// # Safety
-        /// `data` is valid for reads and writes of `len` bytes, and the CPU has the
-        /// features this function is compiled for.
+        /// `src` is valid for reads and `dst` for writes of `len` bytes, `src == dst` or
+        /// the two do not overlap, and the CPU has the features this function is compiled
+        /// for.
         #[inline(never)]
         #[target_feature(enable = $features)]
         pub unsafe fn $xts_enc(
             keys: &RoundKeyBytes,
             rounds: usize,
             tweak: &mut [u8; 16],
-            data: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, None, tweak, data, len)) }
+            unsafe { by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, None, tweak, src, dst, len)) }
         }
 
         $(#[$doc])*
@@ -67,11 +71,12 @@ macro_rules! entries {
             keys: &RoundKeyBytes,
             rounds: usize,
             tweak: &mut [u8; 16],
-            data: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, None, tweak, data, len)) }
+            unsafe { by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, None, tweak, src, dst, len)) }
         }
 
         $(#[$doc])*
@@ -89,12 +94,13 @@ macro_rules! entries {
             tweak_keys: &RoundKeyBytes,
             rounds: usize,
             tweak: &mut [u8; 16],
-            data: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
-                by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, Some(tweak_keys), tweak, data, len))
+                by_rounds!(rounds, xts_crypt::<$v, false, $n>(keys, Some(tweak_keys), tweak, src, dst, len))
             }
         }
 
@@ -112,12 +118,13 @@ macro_rules! entries {
             tweak_keys: &RoundKeyBytes,
             rounds: usize,
             tweak: &mut [u8; 16],
-            data: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
-                by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, Some(tweak_keys), tweak, data, len))
+                by_rounds!(rounds, xts_crypt::<$v, true, $n>(keys, Some(tweak_keys), tweak, src, dst, len))
             }
         }
 
@@ -133,22 +140,23 @@ macro_rules! entries {
             keys: &RoundKeyBytes,
             rounds: usize,
             ctr: &mut [u8; 16],
-            data: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { by_rounds!(rounds, ctr_crypt::<$v, $n>(keys, ctr, data, len)) }
+            unsafe { by_rounds!(rounds, ctr_crypt::<$v, $n>(keys, ctr, src, dst, len)) }
         }
     )*};
 }
 
 entries! {
     /// `*-vaes-avx2`: ymm registers, VEX encoding.
-    "aes,avx2,vaes,vpclmulqdq", Ymm<false>, 8 =>
+    "aes,avx2,vaes,vpclmulqdq", Ymm<Vex>, 8 =>
         xts_enc_vaes_avx2, xts_dec_vaes_avx2, xts_enc_iv_vaes_avx2, xts_dec_iv_vaes_avx2,
         ctr_vaes_avx2;
     /// `*-vaes-avx10_256`: ymm registers with AVX-512VL/BW mask registers.
-    "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Ymm<true>, 8 =>
+    "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Ymm<Evex>, 8 =>
         xts_enc_vaes_avx10_256, xts_dec_vaes_avx10_256, xts_enc_iv_vaes_avx10_256,
         xts_dec_iv_vaes_avx10_256, ctr_vaes_avx10_256;
     /// `*-vaes-avx10_512`: zmm registers.

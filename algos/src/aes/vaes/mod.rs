@@ -8,12 +8,18 @@
 //! | `xts-aes-vaes-avx10_256`, `ctr-aes-vaes-avx10_256` | | 700 | ymm + AVX-512 masks |
 //! | `xts-aes-vaes-avx10_512`, `ctr-aes-vaes-avx10_512` | | 800 (`uses_zmm`) | zmm |
 //!
-//! Layout: `vector` defines the small vector trait (`vector::AesVec`) and its ymm and zmm
-//! implementations; `xts` and `ctr` are the generic cores, `#[inline(always)]` throughout;
+//! Layout: the vector types and their generic operations are the shared x86 layer's
+//! (`crate::x86::vector`: `Ymm<Vex>`, `Ymm<Evex>`, `Zmm`); `rounds` adds the AES-specific
+//! ones on top (`rounds::AesVec`: VAES rounds, the XTS tweak multiply and ciphertext
+//! stealing, CTR lanes); `xts` and `ctr` are the generic cores, `#[inline(always)]` throughout;
 //! `entry` instantiates them inside one `#[target_feature]` function per driver and
 //! direction (16 blocks in flight: 8 ymm or 4 zmm vectors; the ymm drivers read round keys
 //! from memory in the main loop, the zmm driver keeps them in registers). The drivers
 //! below are the safe [`SkcipherImpl`] face the registry hands out.
+//!
+//! Out-of-place requests (the walker's `*_to` calls) go to the same entries with a source
+//! and a destination pointer, so they cost one pass over memory, like in-place ones; the
+//! pointers come from [`RawInOut`], identical (in place) or disjoint (out of place).
 //!
 //! Speed is measured, not asserted: `cryptoctl speed 'xts(aes)' --key-bits 256` shows every
 //! driver of the ladder side by side (on a Zen 4, avx2 runs XTS at about twice the speed
@@ -31,11 +37,11 @@
 
 mod ctr;
 mod entry;
-mod vector;
+mod rounds;
 mod xts;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
@@ -43,6 +49,7 @@ use zeroize::Zeroize;
 
 use crate::aes::aesni::cipher::iv16;
 use crate::aes::aesni::key_schedule::{expand_key, AesRoundKeys};
+use crate::x86::inout::RawInOut;
 use crate::x86::token::{AesNi, VaesAvx10, VaesAvx2};
 use crate::xts_util::{verify_xts_key, xts_tail_len};
 
@@ -64,7 +71,7 @@ pub mod raw {
 
 /// Which instantiation a driver runs, with the token that proves its features.
 #[derive(Clone, Copy, Debug)]
-enum Width {
+pub(crate) enum Width {
     /// `*-vaes-avx2`.
     Avx2(VaesAvx2),
     /// `*-vaes-avx10_256`.
@@ -85,7 +92,7 @@ impl Width {
 
 /// `xts-aes-vaes-*`: the data key's two schedules and the tweak key's encryption schedule,
 /// all wiped on drop ([`AesRoundKeys`] is `ZeroizeOnDrop`).
-struct XtsVaes {
+pub(crate) struct XtsVaes {
     driver: &'static str,
     width: Width,
     data: AesRoundKeys,
@@ -102,8 +109,8 @@ impl XtsVaes {
         }
     }
 
-    /// Runs the entry of this width over `data` (whole blocks, or a CTS tail).
-    fn crypt(&self, decrypt: bool, state: &mut ChainState, data: &mut [u8]) {
+    /// Runs the entry of this width over `io` (whole blocks, or a CTS tail).
+    fn crypt(&self, decrypt: bool, state: &mut ChainState, mut io: RawInOut<'_>) {
         let keys = if decrypt {
             &self.data.dec
         } else {
@@ -117,13 +124,15 @@ impl XtsVaes {
             (Width::Avx10_512(_), false) => entry::xts_enc_vaes_avx10_512,
             (Width::Avx10_512(_), true) => entry::xts_dec_vaes_avx10_512,
         };
+        let (len, dst) = (io.len(), io.dst());
         // SAFETY: the token in `self.width` proves every feature the entry of that width
-        // is compiled for; the pointer and length come from one live mutable slice.
-        unsafe { f(keys, self.data.rounds, state, data.as_mut_ptr(), data.len()) }
+        // is compiled for; `io` borrows `len` bytes at `src` / `dst`, identical or
+        // disjoint.
+        unsafe { f(keys, self.data.rounds, state, io.src(), dst, len) }
     }
 
     /// A whole request from its IV, in one entry call that also encrypts the IV.
-    fn crypt_from_iv(&self, decrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
+    fn crypt_from_iv(&self, decrypt: bool, iv: &[u8], mut io: RawInOut<'_>) -> Result<()> {
         let keys = if decrypt {
             &self.data.dec
         } else {
@@ -138,6 +147,7 @@ impl XtsVaes {
             (Width::Avx10_512(_), true) => entry::xts_dec_iv_vaes_avx10_512,
         };
         let mut state: ChainState = iv16(iv)?;
+        let (len, dst) = (io.len(), io.dst());
         // SAFETY: as in `crypt`; both schedules have `self.data.rounds` rounds (the two
         // halves of an XTS key have the same size).
         unsafe {
@@ -146,8 +156,9 @@ impl XtsVaes {
                 &self.tweak.enc,
                 self.data.rounds,
                 &mut state,
-                data.as_mut_ptr(),
-                data.len(),
+                io.src(),
+                dst,
+                len,
             )
         }
         state.zeroize();
@@ -179,37 +190,58 @@ impl SkcipherImpl for XtsVaes {
     /// the end would be left untouched rather than stolen from.
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         let whole = data.len() & !15;
-        self.crypt(false, state, &mut data[..whole]);
+        self.crypt(false, state, RawInOut::in_place(data).prefix(whole));
     }
 
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         let whole = data.len() & !15;
-        self.crypt(true, state, &mut data[..whole]);
+        self.crypt(true, state, RawInOut::in_place(data).prefix(whole));
     }
 
     fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.crypt(false, state, tail);
+        self.crypt(false, state, RawInOut::in_place(tail));
     }
 
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.crypt(true, state, tail);
+        self.crypt(true, state, RawInOut::in_place(tail));
+    }
+
+    /// Reads `src` and writes `dst` in one pass (no copy first).
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        let whole = src.len() & !15;
+        self.crypt(false, state, RawInOut::split(src, dst).prefix(whole));
+    }
+
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        let whole = src.len() & !15;
+        self.crypt(true, state, RawInOut::split(src, dst).prefix(whole));
+    }
+
+    /// Ciphertext stealing out of place: the entry reads both input blocks before it
+    /// writes either output block.
+    fn encrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(false, state, RawInOut::split(src, dst));
+    }
+
+    fn decrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(true, state, RawInOut::split(src, dst));
     }
 
     /// One entry call over the whole request, IV encryption and ciphertext stealing
     /// included.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         xts_tail_len(data.len())?;
-        self.crypt_from_iv(false, iv, data)
+        self.crypt_from_iv(false, iv, RawInOut::in_place(data))
     }
 
     fn decrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         xts_tail_len(data.len())?;
-        self.crypt_from_iv(true, iv, data)
+        self.crypt_from_iv(true, iv, RawInOut::in_place(data))
     }
 }
 
 /// `ctr-aes-vaes-*`: the encryption schedule (wiped on drop).
-struct CtrVaes {
+pub(crate) struct CtrVaes {
     driver: &'static str,
     width: Width,
     keys: AesRoundKeys,
@@ -224,23 +256,17 @@ impl CtrVaes {
         }
     }
 
-    fn crypt(&self, state: &mut ChainState, data: &mut [u8]) {
+    fn crypt(&self, state: &mut ChainState, mut io: RawInOut<'_>) {
         let f = match self.width {
             Width::Avx2(_) => entry::ctr_vaes_avx2,
             Width::Avx10_256(_) => entry::ctr_vaes_avx10_256,
             Width::Avx10_512(_) => entry::ctr_vaes_avx10_512,
         };
+        let (len, dst) = (io.len(), io.dst());
         // SAFETY: the token in `self.width` proves every feature the entry of that width
-        // is compiled for; the pointer and length come from one live mutable slice.
-        unsafe {
-            f(
-                &self.keys.enc,
-                self.keys.rounds,
-                state,
-                data.as_mut_ptr(),
-                data.len(),
-            )
-        }
+        // is compiled for; `io` borrows `len` bytes at `src` / `dst`, identical or
+        // disjoint.
+        unsafe { f(&self.keys.enc, self.keys.rounds, state, io.src(), dst, len) }
     }
 }
 
@@ -260,26 +286,43 @@ impl SkcipherImpl for CtrVaes {
     }
 
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        self.crypt(state, data);
+        self.crypt(state, RawInOut::in_place(data));
     }
 
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        self.crypt(state, data);
+        self.crypt(state, RawInOut::in_place(data));
     }
 
     fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.crypt(state, tail);
+        self.crypt(state, RawInOut::in_place(tail));
     }
 
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.crypt(state, tail);
+        self.crypt(state, RawInOut::in_place(tail));
+    }
+
+    /// Reads `src` and writes `dst` in one pass (no copy first).
+    fn encrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(state, RawInOut::split(src, dst));
+    }
+
+    fn decrypt_blocks_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(state, RawInOut::split(src, dst));
+    }
+
+    fn encrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(state, RawInOut::split(src, dst));
+    }
+
+    fn decrypt_tail_to(&self, state: &mut ChainState, src: &[u8], dst: &mut [u8]) {
+        self.crypt(state, RawInOut::split(src, dst));
     }
 
     /// One entry call over the whole request.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         let mut state = [0u8; 16];
         self.start(iv, &mut state)?;
-        self.crypt(&mut state, data);
+        self.crypt(&mut state, RawInOut::in_place(data));
         state.zeroize();
         Ok(())
     }

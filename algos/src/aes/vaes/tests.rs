@@ -18,7 +18,7 @@ use cryptoreg_registry::HostFeatures;
 const WIDTHS: [&str; 3] = ["avx2", "avx10_256", "avx10_512"];
 
 /// The width named `name` with its token, if this CPU proves its features.
-fn width(name: &str) -> cryptoreg_registry::Result<Width> {
+pub(crate) fn width(name: &str) -> cryptoreg_registry::Result<Width> {
     let host = HostFeatures::detect();
     Ok(match name {
         "avx2" => Width::Avx2(VaesAvx2::new(&host, name)?),
@@ -28,7 +28,7 @@ fn width(name: &str) -> cryptoreg_registry::Result<Width> {
 }
 
 /// The widths this CPU runs, printed (and the skipped ones named as skipped).
-fn runnable(test: &str) -> Vec<(Width, &'static str)> {
+pub(crate) fn runnable(test: &str) -> Vec<(Width, &'static str)> {
     let mut ran = Vec::new();
     for name in WIDTHS {
         if let Ok(w) = width(name) {
@@ -44,22 +44,22 @@ fn runnable(test: &str) -> Vec<(Width, &'static str)> {
     ran
 }
 
-fn xts_driver(w: Width) -> XtsVaes {
+pub(crate) fn xts_driver(w: Width) -> XtsVaes {
     XtsVaes::new("xts-aes-vaes-test", w)
 }
 
-fn ctr_driver(w: Width) -> CtrVaes {
+pub(crate) fn ctr_driver(w: Width) -> CtrVaes {
     CtrVaes::new("ctr-aes-vaes-test", w)
 }
 
-fn generic(key: &[u8]) -> AesGeneric {
+pub(crate) fn generic(key: &[u8]) -> AesGeneric {
     let mut c = AesGeneric::new();
     c.set_key(key).unwrap();
     c
 }
 
 /// IEEE 1619 XTS over `aes-generic`, block by block, with ciphertext stealing.
-fn ref_xts(key: &[u8], iv: &[u8; 16], data: &mut [u8], decrypt: bool) {
+pub(crate) fn ref_xts(key: &[u8], iv: &[u8; 16], data: &mut [u8], decrypt: bool) {
     let (k1, k2) = key.split_at(key.len() / 2);
     let (c1, c2) = (generic(k1), generic(k2));
     let mut t = *iv;
@@ -99,7 +99,7 @@ fn ref_xts(key: &[u8], iv: &[u8; 16], data: &mut [u8], decrypt: bool) {
 }
 
 /// CTR over `aes-generic` with a 128-bit big-endian counter.
-fn ref_ctr(key: &[u8], iv: &[u8; 16], data: &mut [u8]) {
+pub(crate) fn ref_ctr(key: &[u8], iv: &[u8; 16], data: &mut [u8]) {
     let c = generic(key);
     let mut ctr = u128::from_be_bytes(*iv);
     for chunk in data.chunks_mut(16) {

@@ -7,33 +7,39 @@
 //! iteration every tweak vector is advanced by x^(N * LANES) with one carry-less multiply
 //! (the technique of the kernel's `aes-xts-avx-x86_64.S`). What is left after the main loop
 //! goes through a batch of 4 vectors (when `N` is 8), then single vectors, then one
-//! masked partial vector (on the narrower [`AesVec::Half`] type when that holds it), each
+//! masked partial vector (on the narrower [`SimdVec::Half`] type when that holds it), each
 //! next tweak vector derived with one more multiply. Short requests never broadcast the
 //! whole key schedule: the single-vector paths broadcast each round key as they use it. The last tweak is folded into the last round key
 //! (`AESENCLAST(x, k ^ t) = AESENCLAST(x, k) ^ t`), the first one into round key 0.
 //!
 //! A length that is not a multiple of 16 ends with ciphertext stealing over the last full
 //! block and the partial one, through [`AesVec::steal`].
+//!
+//! The core reads a source and writes a destination (one memory pass for an out-of-place
+//! request); in place is the same pointer for both.
 
-use super::vector::{encrypt, AesVec};
+use super::rounds::{broadcast_keys, encrypt, AesVec};
+use crate::x86::vector::SimdVec;
 use crate::xts_util::gf128_mul_x_ble;
 
-/// Processes `K` whole vectors at `p` with the tweak vectors `t`, interleaving the rounds
-/// so `K` independent VAES operations are in flight. Round 0 takes `block ^ tweak ^ k[0]`
-/// (one three-way XOR), the last round `k[R] ^ tweak`.
+/// Processes `K` whole vectors from `src` into `dst` with the tweak vectors `t`,
+/// interleaving the rounds so `K` independent VAES operations are in flight. Round 0 takes
+/// `block ^ tweak ^ k[0]` (one three-way XOR), the last round `k[R] ^ tweak`. All loads
+/// come before the stores, so `src == dst` (in place) is fine.
 #[inline(always)]
 unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
     k: &[V; 15],
     t: &mut [V; K],
-    p: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     step: u32,
 ) {
-    // SAFETY: `K * V::BYTES` bytes at `p` are valid (caller); target features per the
-    // module contract of `vector`.
+    // SAFETY: `K * V::BYTES` bytes at `src` and `dst` are valid (caller); target features
+    // per the module contract of `rounds`.
     unsafe {
         let mut x = [V::zero(); K];
         for j in 0..K {
-            x[j] = V::load(p.add(j * V::BYTES)).xor3(t[j], k[0]);
+            x[j] = V::load(src.add(j * V::BYTES)).xor3(t[j], k[0]);
         }
         let mut tn = *t;
         for r in 1..R {
@@ -52,7 +58,7 @@ unsafe fn batch<V: AesVec, const R: usize, const DEC: bool, const K: usize>(
             } else {
                 x[j].aesenclast(last)
             };
-            x[j].store(p.add(j * V::BYTES));
+            x[j].store(dst.add(j * V::BYTES));
         }
         if step != 0 && V::KEYS_IN_MEMORY {
             for tj in tn.iter_mut() {
@@ -71,7 +77,7 @@ unsafe fn crypt1<V: AesVec, const R: usize, const DEC: bool>(
     x: V,
     t: V,
 ) -> V {
-    // SAFETY: target features per the module contract of `vector`.
+    // SAFETY: target features per the module contract of `rounds`.
     unsafe {
         let mut x = x.xor3(t, V::broadcast(&keys[0]));
         for key in &keys[1..R] {
@@ -87,7 +93,7 @@ unsafe fn crypt1<V: AesVec, const R: usize, const DEC: bool>(
     }
 }
 
-/// Encrypts (`DEC = false`) or decrypts `len` bytes at `data` in place with the data-key
+/// Encrypts (`DEC = false`) or decrypts `len` bytes from `src` into `dst` with the data-key
 /// schedule `keys` (encryption or `AESDEC` schedule to match `DEC`) of `R` rounds, starting
 /// from the (already encrypted) tweak `tweak`, with `N` (4 or 8) vectors in flight.
 ///
@@ -97,17 +103,26 @@ unsafe fn crypt1<V: AesVec, const R: usize, const DEC: bool>(
 /// request: `tweak` is then advanced past both). Lengths 1..=15 are left untouched (the
 /// drivers refuse them before getting here).
 ///
+/// In place is `src == dst`. Otherwise the two must not overlap at all: every block is
+/// read before its output is written, and ciphertext stealing reads the last full block and
+/// the partial one before writing either, so identical pointers are safe, but a destination
+/// that starts inside the source (or the reverse) would be read after being written.
+///
 /// # Safety
-/// `data` is valid for reads and writes of `len` bytes, and the CPU has `V`'s features
-/// (this function is only inlined into the matching `#[target_feature]` entry).
+/// `src` is valid for reads and `dst` for writes of `len` bytes, they are equal or do not
+/// overlap, and the CPU has `V`'s features (this function is only inlined into the
+/// matching `#[target_feature]` entry).
 #[inline(always)]
 pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const N: usize>(
     keys: &[[u8; 16]; 15],
     tweak_keys: Option<&[[u8; 16]; 15]>,
     tweak: &mut [u8; 16],
-    data: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     len: usize,
-) {
+) where
+    V::Half: AesVec,
+{
     let tail = len % 16;
     if len < 16 && tail != 0 {
         return;
@@ -115,10 +130,11 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
     let lanes = V::LANES as u32;
     // Blocks for the vector code: all of them, or all but the one that steals.
     let mut blocks = len / 16 - usize::from(tail != 0);
-    // SAFETY: every pointer below stays within `data .. data + len` (the loop conditions
-    // count the blocks left); target features per this function's contract.
+    // SAFETY: every pointer below stays within the first `len` bytes of `src` / `dst` (the
+    // loop conditions count the blocks left; `s` and `d` advance together); target
+    // features per this function's contract.
     unsafe {
-        type H<V> = <V as AesVec>::Half;
+        type H<V> = <V as SimdVec>::Half;
         if blocks <= 1 {
             // One block (16..=31 bytes): lane 0 of the narrow type, the tweak straight
             // from its register (no lane-index multiply, no partial loads or stores).
@@ -126,14 +142,15 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
             if let Some(tk) = tweak_keys {
                 t = encrypt::<H<V>, R>(tk, t);
             }
-            let mut p = data;
+            let (mut s, mut d) = (src, dst);
             if blocks == 1 {
-                crypt1::<H<V>, R, DEC>(keys, H::<V>::load_block(p), t).store_block(p);
+                crypt1::<H<V>, R, DEC>(keys, H::<V>::load_block(s), t).store_block(d);
                 t = t.mul_x_pow(1);
-                p = p.add(16);
+                s = s.add(16);
+                d = d.add(16);
             }
             if tail != 0 {
-                xts_steal::<H<V>, R, DEC>(keys, t, p, tail);
+                xts_steal::<H<V>, R, DEC>(keys, t, s, d, tail);
                 t = t.mul_x_pow(2);
             }
             *tweak = t.lane(0);
@@ -146,14 +163,11 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
             t0 = encrypt::<V, R>(tk, t0);
         }
         let mut t0 = t0.mul_x_lane_index();
-        let mut p = data;
+        let (mut s, mut d) = (src, dst);
 
         if blocks >= 4 * V::LANES {
             // Round keys broadcast once for the batches (N is 4 or 8).
-            let mut k = [V::zero(); 15];
-            for (dst, src) in k.iter_mut().zip(keys.iter()).take(R + 1) {
-                *dst = V::broadcast(src);
-            }
+            let k = broadcast_keys::<V, R>(keys);
             if blocks >= N * V::LANES {
                 // Each tweak vector straight from t0 (independent multiplies, not a chain).
                 let mut t = [t0; N];
@@ -161,8 +175,9 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
                     *tj = t0.mul_x_pow(j as u32 * lanes);
                 }
                 while blocks >= N * V::LANES {
-                    batch::<V, R, DEC, N>(&k, &mut t, p, N as u32 * lanes);
-                    p = p.add(N * V::BYTES);
+                    batch::<V, R, DEC, N>(&k, &mut t, s, d, N as u32 * lanes);
+                    s = s.add(N * V::BYTES);
+                    d = d.add(N * V::BYTES);
                     blocks -= N * V::LANES;
                 }
                 t0 = t[0];
@@ -171,27 +186,30 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
                 let t1 = t0.mul_x_pow(lanes);
                 let t2 = t1.mul_x_pow(lanes);
                 let t3 = t2.mul_x_pow(lanes);
-                batch::<V, R, DEC, 4>(&k, &mut [t0, t1, t2, t3], p, 0);
+                batch::<V, R, DEC, 4>(&k, &mut [t0, t1, t2, t3], s, d, 0);
                 t0 = t3.mul_x_pow(lanes);
-                p = p.add(4 * V::BYTES);
+                s = s.add(4 * V::BYTES);
+                d = d.add(4 * V::BYTES);
                 blocks -= 4 * V::LANES;
             }
         }
         while blocks >= V::LANES {
-            crypt1::<V, R, DEC>(keys, V::load(p), t0).store(p);
+            crypt1::<V, R, DEC>(keys, V::load(s), t0).store(d);
             t0 = t0.mul_x_pow(lanes);
-            p = p.add(V::BYTES);
+            s = s.add(V::BYTES);
+            d = d.add(V::BYTES);
             blocks -= V::LANES;
         }
         // Fewer than LANES blocks left: one (narrower, where that suffices) masked vector.
         if blocks > 0 {
             let n = 16 * blocks;
-            if n <= <V::Half as AesVec>::BYTES {
-                crypt_n::<V::Half, R, DEC>(keys, p, n, t0.low_half());
+            if n <= <V::Half as SimdVec>::BYTES {
+                crypt_n::<V::Half, R, DEC>(keys, s, d, n, t0.low_half());
             } else {
-                crypt_n::<V, R, DEC>(keys, p, n, t0);
+                crypt_n::<V, R, DEC>(keys, s, d, n, t0);
             }
-            p = p.add(n);
+            s = s.add(n);
+            d = d.add(n);
         }
         // The tweak of the block after them is lane `blocks` of t0.
         let next = t0.lane(blocks);
@@ -201,9 +219,9 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
             return;
         }
 
-        // Ciphertext stealing: the last full block at `p`, `tail` bytes after it, done on
-        // the narrower vector type (lane 0 only).
-        xts_steal::<V::Half, R, DEC>(keys, H::<V>::broadcast(&next), p, tail);
+        // Ciphertext stealing: the last full block at `s` / `d`, `tail` bytes after it,
+        // done on the narrower vector type (lane 0 only).
+        xts_steal::<V::Half, R, DEC>(keys, H::<V>::broadcast(&next), s, d, tail);
         let mut after = next;
         gf128_mul_x_ble(&mut after);
         gf128_mul_x_ble(&mut after);
@@ -211,36 +229,40 @@ pub(crate) unsafe fn xts_crypt<V: AesVec, const R: usize, const DEC: bool, const
     }
 }
 
-/// Processes `n <= W::BYTES` bytes (whole blocks) at `p` with the tweaks `t`.
+/// Processes `n <= W::BYTES` bytes (whole blocks) from `src` into `dst` with the tweaks `t`.
 #[inline(always)]
 unsafe fn crypt_n<W: AesVec, const R: usize, const DEC: bool>(
     keys: &[[u8; 16]; 15],
-    p: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     n: usize,
     t: W,
 ) {
-    // SAFETY: `n` bytes at `p` are valid (caller); target features per the module
-    // contract of `vector`.
+    // SAFETY: `n` bytes at `src` and `dst` are valid (caller); target features per the
+    // module contract of `rounds`.
     unsafe {
         if n == W::BYTES {
-            crypt1::<W, R, DEC>(keys, W::load(p), t).store(p);
+            crypt1::<W, R, DEC>(keys, W::load(src), t).store(dst);
         } else {
-            crypt1::<W, R, DEC>(keys, W::load_partial(p, n), t).store_partial(p, n);
+            crypt1::<W, R, DEC>(keys, W::load_partial(src, n), t).store_partial(dst, n);
         }
     }
 }
 
-/// Ciphertext stealing over the last full block at `p` and the `tail` (1..=15) bytes after
-/// it; lane 0 of `t_this` is the tweak of that full block.
+/// Ciphertext stealing over the last full block at `src` and the `tail` (1..=15) bytes
+/// after it, into `dst`; lane 0 of `t_this` is the tweak of that full block. Both input
+/// blocks are read (the full one here, the partial one in [`AesVec::steal`]) before the
+/// first output byte is written, so in place (`src == dst`) is fine.
 #[inline(always)]
 unsafe fn xts_steal<W: AesVec, const R: usize, const DEC: bool>(
     keys: &[[u8; 16]; 15],
     t_this: W,
-    p: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
     tail: usize,
 ) {
-    // SAFETY: `16 + tail` bytes at `p` are valid (caller); target features per the module
-    // contract of `vector`.
+    // SAFETY: `16 + tail` bytes at `src` and `dst` are valid (caller); target features per
+    // the module contract of `rounds`.
     unsafe {
         let t_after = t_this.mul_x_pow(1);
         // Encryption processes the full block with its own tweak first and the padded
@@ -250,8 +272,8 @@ unsafe fn xts_steal<W: AesVec, const R: usize, const DEC: bool>(
         } else {
             (t_this, t_after)
         };
-        let cc = crypt1::<W, R, DEC>(keys, W::load_block(p), ta);
-        let pp = W::steal(cc, p, tail);
-        crypt1::<W, R, DEC>(keys, pp, tb).store_block(p);
+        let cc = crypt1::<W, R, DEC>(keys, W::load_block(src), ta);
+        let pp = W::steal(cc, src, dst, tail);
+        crypt1::<W, R, DEC>(keys, pp, tb).store_block(dst);
     }
 }
