@@ -263,6 +263,15 @@ impl Skcipher {
         dst: &mut [&mut [u8]],
     ) -> Result<()> {
         self.common.check_iv(iv)?;
+        if let ([s], [d]) = (src, &mut *dst) {
+            if s.len() == d.len() {
+                // The common out-of-place case: one buffer each, no walker.
+                return match dir {
+                    Direction::Encrypt => self.imp.encrypt_to(iv, s, d),
+                    Direction::Decrypt => self.imp.decrypt_to(iv, s, d),
+                };
+            }
+        }
         walk_to(self.imp.as_ref(), dir, iv, src, dst)
     }
 }

@@ -238,6 +238,32 @@ impl SkcipherImpl for XtsVaes {
         xts_tail_len(data.len())?;
         self.crypt_from_iv(true, iv, RawInOut::in_place(data))
     }
+
+    /// One entry call out of place, as `encrypt` in place.
+    fn encrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
+        xts_tail_len(src.len())?;
+        check_same_len(src, dst)?;
+        self.crypt_from_iv(false, iv, RawInOut::split(src, dst))
+    }
+
+    fn decrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
+        xts_tail_len(src.len())?;
+        check_same_len(src, dst)?;
+        self.crypt_from_iv(true, iv, RawInOut::split(src, dst))
+    }
+}
+
+/// Out-of-place requests need equal lengths (the handle checks first; this keeps the
+/// driver safe on its own).
+fn check_same_len(src: &[u8], dst: &[u8]) -> Result<()> {
+    if src.len() == dst.len() {
+        Ok(())
+    } else {
+        Err(cryptoreg_registry::Error::LengthMismatch {
+            src: src.len(),
+            dst: dst.len(),
+        })
+    }
 }
 
 /// `ctr-aes-vaes-*`: the encryption schedule (wiped on drop).
@@ -329,6 +355,20 @@ impl SkcipherImpl for CtrVaes {
 
     fn decrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         self.encrypt(iv, data)
+    }
+
+    /// One entry call out of place.
+    fn encrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
+        check_same_len(src, dst)?;
+        let mut state = [0u8; 16];
+        self.start(iv, &mut state)?;
+        self.crypt(&mut state, RawInOut::split(src, dst));
+        state.zeroize();
+        Ok(())
+    }
+
+    fn decrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.encrypt_to(iv, src, dst)
     }
 }
 
