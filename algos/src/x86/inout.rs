@@ -89,6 +89,33 @@ impl<'a> RawInOut<'a> {
         (head, tail)
     }
 
+    /// `N` consecutive input blocks from `off`, with one bounds check for all of them
+    /// (the eight-block loops of the AES-NI kernels would otherwise pay eight).
+    #[inline(always)]
+    pub(crate) fn load_blocks<const N: usize>(&self, off: usize) -> [__m128i; N] {
+        assert!(
+            off <= self.len && self.len - off >= 16 * N,
+            "blocks past the run"
+        );
+        // SAFETY: `off + 16 * N <= len` bytes at `src` are readable (construction);
+        // unaligned loads; SSE2 is part of the x86_64 baseline.
+        core::array::from_fn(|i| unsafe { _mm_loadu_si128(self.src.add(off + 16 * i).cast()) })
+    }
+
+    /// Writes `N` consecutive output blocks from `off`, with one bounds check.
+    #[inline(always)]
+    pub(crate) fn store_blocks<const N: usize>(&mut self, off: usize, blocks: &[__m128i; N]) {
+        assert!(
+            off <= self.len && self.len - off >= 16 * N,
+            "blocks past the run"
+        );
+        for (i, v) in blocks.iter().enumerate() {
+            // SAFETY: `off + 16 * N <= len` bytes at `dst` are writable (construction);
+            // unaligned stores; SSE2 is part of the x86_64 baseline.
+            unsafe { _mm_storeu_si128(self.dst.add(off + 16 * i).cast(), *v) }
+        }
+    }
+
     /// The 16 input bytes at `off`. Panics past the end.
     #[inline(always)]
     pub(crate) fn load(&self, off: usize) -> __m128i {

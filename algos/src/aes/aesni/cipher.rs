@@ -165,15 +165,13 @@ impl Keys {
 /// Loads the [`LANES`] input blocks of the [`WIDE`]-byte chunk at `off`.
 #[inline(always)]
 pub(crate) fn load8(io: &RawInOut<'_>, off: usize) -> [__m128i; LANES] {
-    core::array::from_fn(|i| io.load(off + 16 * i))
+    io.load_blocks(off)
 }
 
 /// Stores [`LANES`] output blocks into the [`WIDE`]-byte chunk at `off`.
 #[inline(always)]
 pub(crate) fn store8(io: &mut RawInOut<'_>, off: usize, b: &[__m128i; LANES]) {
-    for (i, v) in b.iter().enumerate() {
-        io.store(off + 16 * i, *v);
-    }
+    io.store_blocks(off, b);
 }
 
 /// ECB over whole blocks (a trailing partial block is left alone), eight at a time:
