@@ -22,8 +22,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cryptoreg_algos::aes::AesGeneric;
-use cryptoreg_algos::modes::xts_over_cipher;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, Result, SkcipherImpl};
+use cryptoreg_algos::templates::xts_over_cipher;
+use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 struct FaultyXts {
     inner: Box<dyn SkcipherImpl>,
@@ -61,11 +61,12 @@ impl SkcipherImpl for FaultyXts {
     }
 }
 
-fn faulty() -> Box<dyn SkcipherImpl> {
-    Box::new(FaultyXts {
+/// Portable: needs no CPU feature.
+fn faulty(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(FaultyXts {
         inner: xts_over_cipher(|| Box::new(AesGeneric::new())),
         request_len: AtomicUsize::new(0),
-    })
+    }))
 }
 
 inventory::submit! {
