@@ -357,6 +357,38 @@ fn key_and_length_rules() {
     }
 }
 
+/// A refused key leaves the schedules wiped, and a shorter key replacing a longer one
+/// leaves none of its round keys behind (the schedules are expanded in place).
+#[test]
+fn set_key_wipes_the_old_schedule() {
+    for (w, name) in runnable("set_key_wipes_the_old_schedule") {
+        let long: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        let mut x = xts_driver(w);
+        for bad in [vec![7u8; 64], vec![1u8; 40]] {
+            x.set_key(&long).unwrap();
+            assert!(!x.data.is_wiped() && !x.tweak.is_wiped(), "{name}");
+            assert!(x.set_key(&bad).is_err());
+            assert!(x.data.is_wiped() && x.tweak.is_wiped(), "{name}");
+        }
+        x.set_key(&long).unwrap();
+        x.set_key(&long[..32]).unwrap();
+        let mut fresh = xts_driver(w);
+        fresh.set_key(&long[..32]).unwrap();
+        for (got, want) in [(&x.data, &fresh.data), (&x.tweak, &fresh.tweak)] {
+            assert_eq!(
+                (got.rounds, got.enc, got.dec),
+                (10, want.enc, want.dec),
+                "{name}"
+            );
+        }
+        let mut c = ctr_driver(w);
+        c.set_key(&long[..32]).unwrap();
+        assert!(!c.keys.is_wiped());
+        assert!(c.set_key(&long[..20]).is_err());
+        assert!(c.keys.is_wiped(), "{name}");
+    }
+}
+
 #[test]
 fn avx2_runs_where_its_features_are() {
     // A CPU with VAES and VPCLMULQDQ must actually exercise at least the avx2 drivers.
