@@ -14,3 +14,6 @@ pub mod templates;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 pub mod xts_util;
+
+#[cfg(test)]
+mod test_vectors;

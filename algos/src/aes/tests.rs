@@ -4,45 +4,25 @@
 use cryptoreg_registry::BlockCipherImpl;
 
 use super::AesGeneric;
+use crate::test_vectors;
 
-fn h(s: &str) -> Vec<u8> {
-    hex::decode(s).expect("hex")
-}
-
-/// FIPS-197 Appendix C: (key, plaintext, ciphertext) for AES-128, -192, -256.
-pub(super) const FIPS197_C: [(&str, &str, &str); 3] = [
-    (
-        "000102030405060708090a0b0c0d0e0f",
-        "00112233445566778899aabbccddeeff",
-        "69c4e0d86a7b0430d8cdb78070b4c55a",
-    ),
-    (
-        "000102030405060708090a0b0c0d0e0f1011121314151617",
-        "00112233445566778899aabbccddeeff",
-        "dda97ca4864cdfe06eaf70a0ec0d7191",
-    ),
-    (
-        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-        "00112233445566778899aabbccddeeff",
-        "8ea2b7ca516745bfeafc49904b496089",
-    ),
-];
-
-/// Runs FIPS-197 Appendix C through any block cipher, single block and batched.
+/// FIPS-197 Appendix C (AES-128, -192, -256, from `selftest/vectors/aes.toml`) through any
+/// block cipher, single block and batched.
 pub(super) fn check_fips197(cipher: &mut dyn BlockCipherImpl) {
-    for (key, pt, ct) in FIPS197_C {
-        cipher.set_key(&h(key)).unwrap();
-        let mut block = h(pt);
+    for v in test_vectors::ok("aes", 3) {
+        let what = &v.source;
+        cipher.set_key(&v.key).unwrap();
+        let mut block = v.plaintext.clone();
         cipher.encrypt_blocks(&mut block);
-        assert_eq!(hex::encode(&block), ct);
+        assert_eq!(block, v.ciphertext, "{what}: encrypt");
         cipher.decrypt_blocks(&mut block);
-        assert_eq!(hex::encode(&block), pt);
+        assert_eq!(block, v.plaintext, "{what}: decrypt");
         // Nine copies: exercises full batches and a partial one.
-        let mut many = h(pt).repeat(9);
+        let mut many = v.plaintext.repeat(9);
         cipher.encrypt_blocks(&mut many);
-        assert_eq!(many, h(ct).repeat(9));
+        assert_eq!(many, v.ciphertext.repeat(9), "{what}: batched encrypt");
         cipher.decrypt_blocks(&mut many);
-        assert_eq!(many, h(pt).repeat(9));
+        assert_eq!(many, v.plaintext.repeat(9), "{what}: batched decrypt");
     }
 }
 
@@ -399,94 +379,81 @@ mod aesni {
         }
     }
 
-    /// SP 800-38A F.1.1, F.2.1, F.5.1 (AES-128, four blocks).
+    /// SP 800-38A appendix F (ECB, CBC, CTR with AES-128/192/256) and RFC 3686 (CTR),
+    /// from `selftest/vectors/{ecb,cbc,ctr}_aes.toml`, through the AES-NI mode drivers and
+    /// the per-block references.
     #[test]
     fn sp800_38a_vectors() {
         if !have_aesni() {
             return;
         }
-        let key = h("2b7e151628aed2a6abf7158809cf4f3c");
-        let pt = h(concat!(
-            "6bc1bee22e409f96e93d7e117393172a",
-            "ae2d8a571e03ac9c9eb76fac45af8e51",
-            "30c81c46a35ce411e5fbc1191a0a52ef",
-            "f69f2445df4f9b17ad2b417be66c3710"
-        ));
-        let cases: [(Box<dyn SkcipherImpl>, &str, &str); 3] = [
+        type Reference = fn(&[u8], &[u8], &mut Vec<u8>);
+        let modes: [(&str, usize, Box<dyn SkcipherImpl>, Reference); 3] = [
             (
+                "ecb(aes)",
+                3,
                 new_ecb(&HostFeatures::detect()).unwrap(),
-                "",
-                concat!(
-                    "3ad77bb40d7a3660a89ecaf32466ef97",
-                    "f5d3d58503b9699de785895a96fdbaaf",
-                    "43b1cd7f598ece23881b00e3ed030688",
-                    "7b0c785e27e8ad3f8223207104725dd4"
-                ),
+                |key, _, r| reference::ecb(key, r, true),
             ),
             (
+                "cbc(aes)",
+                3,
                 new_cbc(&HostFeatures::detect()).unwrap(),
-                "000102030405060708090a0b0c0d0e0f",
-                concat!(
-                    "7649abac8119b246cee98e9b12e9197d",
-                    "5086cb9b507219ee95db113a917678b2",
-                    "73bed6b8e3c1743b7116e69e22229516",
-                    "3ff1caa1681fac09120eca307586e1a7"
-                ),
+                |key, iv, r| reference::cbc(key, iv, r, true),
             ),
             (
+                "ctr(aes)",
+                6,
                 new_ctr(&HostFeatures::detect()).unwrap(),
-                "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
-                concat!(
-                    "874d6191b620e3261bef6864990db6ce",
-                    "9806f66b7970fdff8617187bb9fffdff",
-                    "5ae4df3edbd5d35e5b4f09020db03eab",
-                    "1e031dda2fbe03d1792170a0f3009cee"
-                ),
+                |key, iv, r| reference::ctr(key, iv, r),
             ),
         ];
         let mut rng = rng();
-        for (mut drv, iv, ct) in cases {
-            drv.set_key(&key).unwrap();
-            check(drv.as_ref(), &h(iv), &pt, &h(ct), &mut rng, iv);
-            // The reference agrees too (it is what the random tests trust).
-            let mut r = pt.clone();
-            match iv {
-                "" => reference::ecb(&key, &mut r, true),
-                "000102030405060708090a0b0c0d0e0f" => reference::cbc(&key, &h(iv), &mut r, true),
-                _ => reference::ctr(&key, &h(iv), &mut r),
+        for (alg, min, mut drv, reference) in modes {
+            for v in test_vectors::ok(alg, min) {
+                drv.set_key(&v.key).unwrap();
+                check(
+                    drv.as_ref(),
+                    &v.iv,
+                    &v.plaintext,
+                    &v.ciphertext,
+                    &mut rng,
+                    &v.source,
+                );
+                // The reference agrees too (it is what the random tests trust).
+                let mut r = v.plaintext.clone();
+                reference(&v.key, &v.iv, &mut r);
+                assert_eq!(r, v.ciphertext, "{}: reference", v.source);
             }
-            assert_eq!(r, h(ct));
         }
     }
 
-    /// IEEE 1619-2007 XTS-AES vectors 2 (whole blocks) and 15 (17 bytes: stealing).
+    /// Every IEEE 1619-2007 XTS-AES vector of `selftest/vectors/xts_aes.toml`: the known
+    /// answers (whole blocks, 512-byte units, ciphertext stealing) through the driver and
+    /// the reference, and vector 1 (equal key halves) refused.
     #[test]
     fn ieee1619_vectors() {
         if !have_aesni() {
             return;
         }
-        let cases = [
-            (
-                "1111111111111111111111111111111122222222222222222222222222222222",
-                "33333333330000000000000000000000",
-                "4444444444444444444444444444444444444444444444444444444444444444",
-                "c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0",
-            ),
-            (
-                "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0bfbebdbcbbbab9b8b7b6b5b4b3b2b1b0",
-                "9a785634120000000000000000000000",
-                "000102030405060708090a0b0c0d0e0f10",
-                "6c1625db4671522d3d7599601de7ca09ed",
-            ),
-        ];
         let mut rng = rng();
         let mut drv = new_xts(&HostFeatures::detect()).unwrap();
-        for (key, iv, pt, ct) in cases {
-            drv.set_key(&h(key)).unwrap();
-            check(drv.as_ref(), &h(iv), &h(pt), &h(ct), &mut rng, "ieee1619");
-            let mut r = h(pt);
-            reference::xts(&h(key), &h(iv), &mut r, true);
-            assert_eq!(r, h(ct));
+        for v in test_vectors::ok("xts(aes)", 18) {
+            drv.set_key(&v.key).unwrap();
+            check(
+                drv.as_ref(),
+                &v.iv,
+                &v.plaintext,
+                &v.ciphertext,
+                &mut rng,
+                &v.source,
+            );
+            let mut r = v.plaintext.clone();
+            reference::xts(&v.key, &v.iv, &mut r, true);
+            assert_eq!(r, v.ciphertext, "{}: reference", v.source);
+        }
+        for v in test_vectors::refused("xts(aes)", 1) {
+            test_vectors::check_refused(new_xts(&HostFeatures::detect()).unwrap().as_mut(), &v);
         }
     }
 

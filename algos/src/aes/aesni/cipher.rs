@@ -25,7 +25,7 @@ use cryptoreg_registry::{
     inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, HostFeatures, Result,
 };
 
-use super::key_schedule::{expand_key, AesRoundKeys};
+use super::key_schedule::{expand_into, AesRoundKeys};
 
 /// Blocks in flight in the wide loops.
 pub(crate) const LANES: usize = 8;
@@ -69,6 +69,12 @@ pub(crate) fn xor(a: __m128i, b: __m128i) -> __m128i {
 
 /// A key schedule loaded into registers (or the stack, as the register allocator sees
 /// fit) for one direction.
+///
+/// Deliberately not wiped: it is a per-call value the compiler keeps in xmm registers and
+/// its own spill slots, which zeroizing the Rust variable would not reach (it would only
+/// force one more 240-byte copy to memory and wipe that), at a cost of 240 bytes of
+/// stores per call, which is as much as the work on a one-block request. The schedules the
+/// drivers own ([`AesRoundKeys`]) are expanded in place and wiped on re-key and on drop.
 #[derive(Clone, Copy)]
 pub(crate) struct Keys {
     k: [__m128i; 15],
@@ -224,8 +230,8 @@ pub(crate) struct AesAesni {
 
 impl BlockCipherImpl for AesAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(self._token, DRIVER, key)?;
-        Ok(())
+        // In place into the field (wiped first, and left wiped on error).
+        expand_into(self._token, DRIVER, key, &mut self.keys)
     }
 
     fn encrypt_blocks(&self, data: &mut [u8]) {

@@ -12,7 +12,7 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
-use super::key_schedule::{expand_key, AesRoundKeys};
+use super::key_schedule::{expand_into, AesRoundKeys};
 use zeroize::Zeroize;
 
 const DRIVER: &str = "ctr-aes-aesni";
@@ -72,8 +72,8 @@ unsafe fn ctr_xor(ks: &AesRoundKeys, counter: &mut ChainState, mut io: RawInOut<
 
 impl SkcipherImpl for CtrAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(self._token, DRIVER, key)?;
-        Ok(())
+        // In place into the field (wiped first, and left wiped on error).
+        expand_into(self._token, DRIVER, key, &mut self.keys)
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {

@@ -9,7 +9,7 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{ecb_decrypt, ecb_encrypt};
-use super::key_schedule::{expand_key, AesRoundKeys};
+use super::key_schedule::{expand_into, AesRoundKeys};
 
 const DRIVER: &str = "ecb-aes-aesni";
 
@@ -22,8 +22,8 @@ struct EcbAesni {
 
 impl SkcipherImpl for EcbAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(self._token, DRIVER, key)?;
-        Ok(())
+        // In place into the field (wiped first, and left wiped on error).
+        expand_into(self._token, DRIVER, key, &mut self.keys)
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {

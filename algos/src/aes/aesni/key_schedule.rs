@@ -14,6 +14,7 @@ use core::arch::x86_64::{
 };
 
 use crate::x86::token::AesNi;
+use crate::xts_util::verify_xts_key;
 use cryptoreg_registry::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -40,14 +41,37 @@ impl AesRoundKeys {
             rounds: 10,
         }
     }
+
+    /// Whether both schedules are all zero in the [`empty`](Self::empty) shape.
+    #[cfg(test)]
+    pub(crate) fn is_wiped(&self) -> bool {
+        self.rounds == 10 && self.enc.iter().chain(&self.dec).all(|rk| rk == &[0u8; 16])
+    }
+
+    /// Wipes both schedules and returns to the [`empty`](Self::empty) shape.
+    pub(crate) fn clear(&mut self) {
+        self.zeroize();
+        self.rounds = 10;
+    }
 }
 
-/// Expands a 16-, 24- or 32-byte AES key; any other length is
-/// [`Error::InvalidKeyLength`] naming `driver`.
+/// Expands a 16-, 24- or 32-byte AES key into `keys`, in place: the driver passes its own
+/// field, so no copy of the schedule is left behind in a stack temporary (as returning an
+/// [`AesRoundKeys`] by value and moving it into the field would). The previous schedule is
+/// wiped first, so a shorter key leaves none of a longer one's round keys behind.
+///
+/// Any other length is [`Error::InvalidKeyLength`] naming `driver`, and `keys` is then left
+/// wiped (unkeyed): as with the kernel's `setkey`, a failed call leaves no usable key.
 ///
 /// The [`AesNi`] token proves the instructions; the VAES drivers pass theirs through
 /// [`VaesAvx2::aesni`](crate::x86::token::VaesAvx2::aesni).
-pub(crate) fn expand_key(_: AesNi, driver: &str, key: &[u8]) -> Result<AesRoundKeys> {
+pub(crate) fn expand_into(
+    _: AesNi,
+    driver: &str,
+    key: &[u8],
+    keys: &mut AesRoundKeys,
+) -> Result<()> {
+    keys.clear();
     let rounds = match key.len() {
         16 => 10,
         24 => 12,
@@ -59,11 +83,32 @@ pub(crate) fn expand_key(_: AesNi, driver: &str, key: &[u8]) -> Result<AesRoundK
             })
         }
     };
-    let mut keys = AesRoundKeys::empty();
     keys.rounds = rounds;
     // SAFETY: the `AesNi` token proves AES-NI and SSE2.
-    unsafe { expand_aesni(key, &mut keys) };
-    Ok(keys)
+    unsafe { expand_aesni(key, keys) };
+    Ok(())
+}
+
+/// Expands an XTS key (the data key, then the tweak key; checked by [`verify_xts_key`]:
+/// valid double length, differing halves) into the driver's two schedules in place, as
+/// [`expand_into`]. On any error both schedules are left wiped.
+pub(crate) fn expand_xts_into(
+    token: AesNi,
+    driver: &str,
+    key: &[u8],
+    data: &mut AesRoundKeys,
+    tweak: &mut AesRoundKeys,
+) -> Result<()> {
+    let r = verify_xts_key(driver, key).and_then(|()| {
+        let (k1, k2) = key.split_at(key.len() / 2);
+        expand_into(token, driver, k1, data)?;
+        expand_into(token, driver, k2, tweak)
+    });
+    if r.is_err() {
+        data.clear();
+        tweak.clear();
+    }
+    r
 }
 
 /// The FIPS-197 round constants `Rcon[1..=10]` (only the first byte is non-zero).
@@ -154,25 +199,57 @@ mod tests {
                 "fe4890d1e6188d0b046df344706c631e",
             ),
         ];
+        let token = AesNi::new(&HostFeatures::detect(), "t").unwrap();
         for (key, last) in cases {
-            let ks = expand_key(
-                AesNi::new(&HostFeatures::detect(), "t").unwrap(),
-                "t",
-                &h(key),
-            )
-            .unwrap();
+            let mut ks = AesRoundKeys::empty();
+            expand_into(token, "t", &h(key), &mut ks).unwrap();
             assert_eq!(ks.enc[0].to_vec(), h(key)[..16].to_vec());
             assert_eq!(ks.enc[ks.rounds].to_vec(), h(last));
             assert_eq!(ks.dec[0], ks.enc[ks.rounds]);
             assert_eq!(ks.dec[ks.rounds], ks.enc[0]);
         }
+        let mut ks = AesRoundKeys::empty();
         assert!(matches!(
-            expand_key(
-                AesNi::new(&HostFeatures::detect(), "t").unwrap(),
-                "t",
-                &[0u8; 20]
-            ),
+            expand_into(token, "t", &[0u8; 20], &mut ks),
             Err(Error::InvalidKeyLength { len: 20, .. })
         ));
+    }
+
+    /// A failed expansion leaves the schedule wiped, not the previous key's.
+    #[test]
+    fn failed_expansion_wipes_the_previous_schedule() {
+        if !std::arch::is_x86_feature_detected!("aes") {
+            return;
+        }
+        let token = AesNi::new(&HostFeatures::detect(), "t").unwrap();
+        for len in [0, 8, 15, 17, 20, 31, 33, 64] {
+            let mut ks = AesRoundKeys::empty();
+            expand_into(token, "t", &[0x5a; 32], &mut ks).unwrap();
+            assert!(!ks.is_wiped());
+            assert!(expand_into(token, "t", &vec![0x5a; len], &mut ks).is_err());
+            assert!(ks.is_wiped(), "len {len}");
+        }
+    }
+
+    /// Replacing a 256-bit key with a shorter one leaves none of the old round keys in the
+    /// entries the shorter schedule does not use.
+    #[test]
+    fn a_shorter_key_leaves_no_round_key_of_the_longer_one() {
+        if !std::arch::is_x86_feature_detected!("aes") {
+            return;
+        }
+        let token = AesNi::new(&HostFeatures::detect(), "t").unwrap();
+        for short in [16, 24] {
+            let mut fresh = AesRoundKeys::empty();
+            expand_into(token, "t", &vec![0x21; short], &mut fresh).unwrap();
+            let mut ks = AesRoundKeys::empty();
+            expand_into(token, "t", &[0xa7; 32], &mut ks).unwrap();
+            expand_into(token, "t", &vec![0x21; short], &mut ks).unwrap();
+            assert_eq!(ks.rounds, fresh.rounds);
+            assert_eq!((ks.enc, ks.dec), (fresh.enc, fresh.dec), "key {short}");
+            let unused = ks.rounds + 1..15;
+            assert!(ks.enc[unused.clone()].iter().all(|rk| rk == &[0u8; 16]));
+            assert!(ks.dec[unused].iter().all(|rk| rk == &[0u8; 16]));
+        }
     }
 }

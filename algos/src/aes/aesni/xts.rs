@@ -18,8 +18,8 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
-use super::key_schedule::{expand_key, AesRoundKeys};
-use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
+use super::key_schedule::{expand_xts_into, AesRoundKeys};
+use crate::xts_util::{gf128_mul_x_ble, xts_tail_len};
 use zeroize::Zeroize;
 
 const DRIVER: &str = "xts-aes-aesni";
@@ -85,6 +85,10 @@ fn xts_blocks(keys: &Keys, dir: Dir, state: &mut ChainState, mut io: RawInOut<'_
         off += 16;
     }
     *state = t;
+    // The running tweak derives from the tweak key: wipe this copy (16 bytes per call; the
+    // batch's eight tweaks are `__m128i` values in registers and compiler spill slots,
+    // which a wipe of a Rust variable would not reach).
+    t.zeroize();
 }
 
 /// The last full block and the partial one (`tail.len()` in `17..32`), IEEE 1619-2007
@@ -111,6 +115,7 @@ fn xts_steal(keys: &Keys, dir: Dir, state: &mut ChainState, mut tail: RawInOut<'
     cc.zeroize();
     pp.zeroize();
     *state = t;
+    t.zeroize();
 }
 
 /// XTS over the run `io`: whole blocks, then (when the length is not a multiple of 16)
@@ -140,7 +145,8 @@ unsafe fn xts_crypt(ks: &AesRoundKeys, dir: Dir, state: &mut ChainState, io: Raw
     }
 }
 
-/// The initial tweak: the IV encrypted with the tweak key.
+/// The initial tweak: the IV encrypted with the tweak key, written only to `state` (the
+/// caller's, which the caller wipes when the request ends; `encrypt` and `decrypt` here do).
 ///
 /// # Safety
 /// The CPU must support AES-NI (and SSE2).
@@ -153,11 +159,8 @@ unsafe fn encrypt_iv(ks: &AesRoundKeys, state: &mut ChainState) {
 
 impl SkcipherImpl for XtsAesni {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        verify_xts_key(DRIVER, key)?;
-        let (k1, k2) = key.split_at(key.len() / 2);
-        self.data = expand_key(self._token, DRIVER, k1)?;
-        self.tweak = expand_key(self._token, DRIVER, k2)?;
-        Ok(())
+        // In place into the fields (wiped first, and both left wiped on any error).
+        expand_xts_into(self._token, DRIVER, key, &mut self.data, &mut self.tweak)
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {
@@ -230,6 +233,8 @@ impl SkcipherImpl for XtsAesni {
                 RawInOut::in_place(data),
             )
         };
+        // The final tweak (the encrypted IV, advanced) derives from the tweak key.
+        state.zeroize();
         Ok(())
     }
 
@@ -246,6 +251,8 @@ impl SkcipherImpl for XtsAesni {
                 RawInOut::in_place(data),
             )
         };
+        // The final tweak (the encrypted IV, advanced) derives from the tweak key.
+        state.zeroize();
         Ok(())
     }
 }
@@ -265,4 +272,63 @@ inventory::submit! {
         .block_size(16)
         .key_sizes(32, 64)
         .iv_size(16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn driver() -> Option<XtsAesni> {
+        let token = AesNi::new(&HostFeatures::detect(), DRIVER).ok()?;
+        Some(XtsAesni {
+            _token: token,
+            data: AesRoundKeys::empty(),
+            tweak: AesRoundKeys::empty(),
+        })
+    }
+
+    /// A refused key (equal halves, a wrong length) leaves both schedules wiped, not the
+    /// previous key's.
+    #[test]
+    fn failed_set_key_leaves_no_schedule() {
+        let Some(mut d) = driver() else { return };
+        let good: Vec<u8> = (0..64u8).collect();
+        for bad in [
+            vec![7u8; 64],
+            vec![7u8; 32],
+            vec![1u8; 40],
+            vec![1u8; 16],
+            vec![],
+        ] {
+            d.set_key(&good).unwrap();
+            assert!(!d.data.is_wiped() && !d.tweak.is_wiped());
+            assert!(d.set_key(&bad).is_err(), "len {}", bad.len());
+            assert!(d.data.is_wiped() && d.tweak.is_wiped(), "len {}", bad.len());
+        }
+    }
+
+    /// Re-keying from XTS-AES-256 to XTS-AES-128 leaves exactly the new schedules: none of
+    /// the old round keys in the entries AES-128 does not use.
+    #[test]
+    fn replacing_a_key_leaves_nothing_of_the_old_one() {
+        let (Some(mut d), Some(mut fresh)) = (driver(), driver()) else {
+            return;
+        };
+        let long: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        let short: Vec<u8> = (0..32u8).collect();
+        d.set_key(&long).unwrap();
+        d.set_key(&short).unwrap();
+        fresh.set_key(&short).unwrap();
+        for (got, want) in [(&d.data, &fresh.data), (&d.tweak, &fresh.tweak)] {
+            assert_eq!(got.rounds, 10);
+            assert_eq!((got.enc, got.dec), (want.enc, want.dec));
+            assert!(got.enc[11..].iter().all(|rk| rk == &[0u8; 16]));
+        }
+        // And the re-keyed driver computes with the new key.
+        let mut a = [0x42u8; 48];
+        let mut b = a;
+        d.encrypt(&[9; 16], &mut a).unwrap();
+        fresh.encrypt(&[9; 16], &mut b).unwrap();
+        assert_eq!(a, b);
+    }
 }

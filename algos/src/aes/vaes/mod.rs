@@ -48,10 +48,10 @@ use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Resu
 use zeroize::Zeroize;
 
 use crate::aes::aesni::cipher::iv16;
-use crate::aes::aesni::key_schedule::{expand_key, AesRoundKeys};
+use crate::aes::aesni::key_schedule::{expand_into, expand_xts_into, AesRoundKeys};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{AesNi, VaesAvx10, VaesAvx2};
-use crate::xts_util::{verify_xts_key, xts_tail_len};
+use crate::xts_util::xts_tail_len;
 
 /// The raw entry points, for the emulator test crate (`emu/`) and the machine-code check.
 /// Not a public API: the registry's drivers are.
@@ -64,7 +64,9 @@ pub mod raw {
     pub fn expand(key: &[u8]) -> cryptoreg_registry::Result<(RoundKeyBytes, RoundKeyBytes, usize)> {
         let token =
             crate::x86::token::AesNi::new(&cryptoreg_registry::HostFeatures::detect(), "raw")?;
-        let ks = super::expand_key(token, "raw", key)?;
+        let mut ks = super::AesRoundKeys::empty();
+        super::expand_into(token, "raw", key, &mut ks)?;
+        // The caller asked for the bytes; `ks` itself is wiped on drop.
         Ok((ks.enc, ks.dec, ks.rounds))
     }
 }
@@ -168,11 +170,9 @@ impl XtsVaes {
 
 impl SkcipherImpl for XtsVaes {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        verify_xts_key(self.driver, key)?;
-        let (k1, k2) = key.split_at(key.len() / 2);
-        self.data = expand_key(self.width.aesni(), self.driver, k1)?;
-        self.tweak = expand_key(self.width.aesni(), self.driver, k2)?;
-        Ok(())
+        // In place into the fields (wiped first, and both left wiped on any error).
+        let token = self.width.aesni();
+        expand_xts_into(token, self.driver, key, &mut self.data, &mut self.tweak)
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {
@@ -298,8 +298,8 @@ impl CtrVaes {
 
 impl SkcipherImpl for CtrVaes {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.keys = expand_key(self.width.aesni(), self.driver, key)?;
-        Ok(())
+        // In place into the field (wiped first, and left wiped on error).
+        expand_into(self.width.aesni(), self.driver, key, &mut self.keys)
     }
 
     fn tail_len(&self, total: usize) -> Result<usize> {

@@ -11,6 +11,7 @@ use rand_chacha::ChaCha20Rng;
 
 use super::{CtrVaes, Width, XtsVaes};
 use crate::aes::AesGeneric;
+use crate::test_vectors;
 use crate::x86::token::{VaesAvx10, VaesAvx2};
 use crate::xts_util::gf128_mul_x_ble;
 use cryptoreg_registry::HostFeatures;
@@ -292,57 +293,50 @@ fn split_path_matches_one_shot() {
     }
 }
 
-fn h(s: &str) -> Vec<u8> {
-    hex::decode(s).unwrap()
-}
-
+/// Every IEEE 1619-2007 vector of `selftest/vectors/xts_aes.toml` (18 known answers, with
+/// ciphertext stealing and both key sizes; vector 1's equal halves refused), one-shot and
+/// out of place, on every width this CPU runs.
 #[test]
 fn ieee1619_vectors() {
     let ran = runnable("ieee1619_vectors");
-    // IEEE 1619-2007 vector 2 (AES-128, 32 bytes) and vector 15 (17 bytes: stealing).
-    let cases = [
-        (
-            "1111111111111111111111111111111122222222222222222222222222222222",
-            "33333333330000000000000000000000",
-            "4444444444444444444444444444444444444444444444444444444444444444",
-            "c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0",
-        ),
-        (
-            "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0bfbebdbcbbbab9b8b7b6b5b4b3b2b1b0",
-            "9a785634120000000000000000000000",
-            "000102030405060708090a0b0c0d0e0f10",
-            "6c1625db4671522d3d7599601de7ca09ed",
-        ),
-    ];
+    let ok = test_vectors::ok("xts(aes)", 18);
+    let refused = test_vectors::refused("xts(aes)", 1);
     for (w, name) in &ran {
         let mut drv = xts_driver(*w);
-        for (key, iv, pt, ct) in cases {
-            drv.set_key(&h(key)).unwrap();
-            let iv: [u8; 16] = h(iv).try_into().unwrap();
-            let mut buf = h(pt);
-            drv.encrypt(&iv, &mut buf).unwrap();
-            assert_eq!(hex::encode(&buf), ct, "{name}");
-            drv.decrypt(&iv, &mut buf).unwrap();
-            assert_eq!(hex::encode(&buf), pt, "{name}");
+        for v in &ok {
+            let what = format!("{name}: {}", v.source);
+            drv.set_key(&v.key).unwrap();
+            let mut buf = v.plaintext.clone();
+            drv.encrypt(&v.iv, &mut buf).unwrap();
+            assert_eq!(buf, v.ciphertext, "{what}: encrypt");
+            drv.decrypt(&v.iv, &mut buf).unwrap();
+            assert_eq!(buf, v.plaintext, "{what}: decrypt");
+            let mut out = vec![0u8; v.plaintext.len()];
+            drv.encrypt_to(&v.iv, &v.plaintext, &mut out).unwrap();
+            assert_eq!(out, v.ciphertext, "{what}: encrypt_to");
+        }
+        for v in &refused {
+            test_vectors::check_refused(&mut xts_driver(*w), v);
         }
     }
 }
 
+/// SP 800-38A F.5.1-F.5.6 and RFC 3686 vectors 3, 6, 9 from `selftest/vectors/ctr_aes.toml`
+/// on every width this CPU runs.
 #[test]
-fn sp800_38a_f51_ctr_aes128() {
-    let ran = runnable("sp800_38a_f51");
-    let key = h("2b7e151628aed2a6abf7158809cf4f3c");
-    let iv: [u8; 16] = h("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").try_into().unwrap();
-    let pt = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
-              30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
-    let ct = "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff\
-              5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee";
+fn ctr_vectors() {
+    let ran = runnable("ctr_vectors");
+    let ok = test_vectors::ok("ctr(aes)", 6);
     for (w, name) in &ran {
         let mut drv = ctr_driver(*w);
-        drv.set_key(&key).unwrap();
-        let mut buf = h(pt);
-        drv.encrypt(&iv, &mut buf).unwrap();
-        assert_eq!(hex::encode(&buf), ct, "{name}");
+        for v in &ok {
+            drv.set_key(&v.key).unwrap();
+            let mut buf = v.plaintext.clone();
+            drv.encrypt(&v.iv, &mut buf).unwrap();
+            assert_eq!(buf, v.ciphertext, "{name}: {}", v.source);
+            drv.decrypt(&v.iv, &mut buf).unwrap();
+            assert_eq!(buf, v.plaintext, "{name}: {}: decrypt", v.source);
+        }
     }
 }
 
@@ -360,6 +354,38 @@ fn key_and_length_rules() {
         assert!(c.set_key(&[0u8; 20]).is_err());
         c.set_key(&[0u8; 24]).unwrap();
         c.encrypt(&[0; 16], &mut []).unwrap();
+    }
+}
+
+/// A refused key leaves the schedules wiped, and a shorter key replacing a longer one
+/// leaves none of its round keys behind (the schedules are expanded in place).
+#[test]
+fn set_key_wipes_the_old_schedule() {
+    for (w, name) in runnable("set_key_wipes_the_old_schedule") {
+        let long: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        let mut x = xts_driver(w);
+        for bad in [vec![7u8; 64], vec![1u8; 40]] {
+            x.set_key(&long).unwrap();
+            assert!(!x.data.is_wiped() && !x.tweak.is_wiped(), "{name}");
+            assert!(x.set_key(&bad).is_err());
+            assert!(x.data.is_wiped() && x.tweak.is_wiped(), "{name}");
+        }
+        x.set_key(&long).unwrap();
+        x.set_key(&long[..32]).unwrap();
+        let mut fresh = xts_driver(w);
+        fresh.set_key(&long[..32]).unwrap();
+        for (got, want) in [(&x.data, &fresh.data), (&x.tweak, &fresh.tweak)] {
+            assert_eq!(
+                (got.rounds, got.enc, got.dec),
+                (10, want.enc, want.dec),
+                "{name}"
+            );
+        }
+        let mut c = ctr_driver(w);
+        c.set_key(&long[..32]).unwrap();
+        assert!(!c.keys.is_wiped());
+        assert!(c.set_key(&long[..20]).is_err());
+        assert!(c.keys.is_wiped(), "{name}");
     }
 }
 
