@@ -15,7 +15,8 @@
 pub enum InOut<'a> {
     /// Read and overwrite the same bytes.
     InPlace(&'a mut [u8]),
-    /// Read `src`, write `dst`; both have the same length (the constructors check it).
+    /// Read `src`, write `dst`; [`InOut::split`] checks that both have the same length
+    /// (a hand-built pair with unequal lengths is run over the shorter, never a panic).
     Split {
         /// The input bytes.
         src: &'a [u8],
@@ -35,7 +36,7 @@ impl<'a> InOut<'a> {
     pub fn len(&self) -> usize {
         match self {
             InOut::InPlace(b) => b.len(),
-            InOut::Split { src, .. } => src.len(),
+            InOut::Split { src, dst } => src.len().min(dst.len()),
         }
     }
 
@@ -48,7 +49,7 @@ impl<'a> InOut<'a> {
     pub fn input(&self) -> &[u8] {
         match self {
             InOut::InPlace(b) => b,
-            InOut::Split { src, .. } => src,
+            InOut::Split { src, dst } => &src[..src.len().min(dst.len())],
         }
     }
 
@@ -68,7 +69,8 @@ impl<'a> InOut<'a> {
                 (InOut::InPlace(x), InOut::InPlace(y))
             }
             InOut::Split { src, dst } => {
-                let mid = mid.min(src.len());
+                // The public variant can be built with unequal lengths: split within both.
+                let mid = mid.min(src.len()).min(dst.len());
                 let (s1, s2) = src.split_at(mid);
                 let (d1, d2) = dst.split_at_mut(mid);
                 (
@@ -85,7 +87,10 @@ impl<'a> InOut<'a> {
         match self {
             InOut::InPlace(b) => b,
             InOut::Split { src, dst } => {
-                dst.copy_from_slice(src);
+                // Unequal lengths (only a hand-built `Split` has them): copy what both
+                // hold, never panic.
+                let n = src.len().min(dst.len());
+                dst[..n].copy_from_slice(&src[..n]);
                 dst
             }
         }
@@ -127,5 +132,15 @@ mod tests {
         let mut dst = [0u8; 5];
         let (a, b) = InOut::split(&src, &mut dst).unwrap().split_at(99);
         assert_eq!((a.len(), b.len()), (5, 0));
+        // A hand-built pair of unequal lengths runs over the shorter, never panics.
+        let mut short = [0u8; 3];
+        let odd = InOut::Split {
+            src: &src,
+            dst: &mut short,
+        };
+        assert_eq!(odd.len(), 3);
+        let (x, y) = odd.split_at(4);
+        assert_eq!((x.len(), y.len()), (3, 0));
+        assert_eq!(x.into_in_place(), &[1, 2, 3]);
     }
 }

@@ -120,7 +120,7 @@ impl Aead {
     pub fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check(nonce, tag.len())?;
         let r = self.imp.open(nonce, aad, data, tag);
-        if r.is_err() {
+        if r.as_ref().is_err_and(may_have_written) {
             data.zeroize();
         }
         r
@@ -179,7 +179,7 @@ impl Aead {
                 )
             }
         };
-        if r.is_err() {
+        if r.as_ref().is_err_and(may_have_written) {
             wipe(data);
         }
         r
@@ -247,6 +247,22 @@ impl Aead {
         }
         Ok(s)
     }
+}
+
+/// Whether a failed open may have left output behind: everything but the refusals a
+/// driver makes before it writes a byte (bad lengths, no key). Those leave an in-place
+/// caller's ciphertext intact; any other failure — above all `BadMessage` — wipes every
+/// output piece, so no plaintext of an inauthentic message survives.
+fn may_have_written(e: &Error) -> bool {
+    !matches!(
+        e,
+        Error::InvalidLength { .. }
+            | Error::InvalidIvLength { .. }
+            | Error::InvalidTagLength { .. }
+            | Error::InvalidAuthsize { .. }
+            | Error::LengthMismatch { .. }
+            | Error::NoKey
+    )
 }
 
 fn wipe(pieces: &mut [&mut [u8]]) {

@@ -28,9 +28,10 @@ impl Registry {
                 .entries
                 .values()
                 .filter(|e| {
-                    // Instances under test go too: their tester holds its own `Arc`, and a
-                    // result it records later under the same driver name describes the
-                    // same code over the same children, so it stays true of a rebuild.
+                    // Instances under test go too: their tester holds its own `Arc`, and the
+                    // result it records later (in `instance_results`, under the same
+                    // driver name) describes the same code over the same children, so a
+                    // rebuild picks it up instead of testing again.
                     !gone.contains(e.info.driver())
                         && e.info.children().iter().any(|c| gone.contains(c))
                 })

@@ -47,14 +47,20 @@ impl Registry {
                     drop(inner);
                     let (outcome, elapsed) = self.run_tester(&info, &params);
                     inner = self.inner.lock();
+                    let state = if outcome.passed() {
+                        TestState::Passed
+                    } else if outcome.reference_unavailable.is_some() {
+                        TestState::Blocked
+                    } else {
+                        TestState::Failed
+                    };
+                    if info.is_instance() && state != TestState::Blocked {
+                        inner
+                            .instance_results
+                            .insert(driver.to_string(), (state, outcome.clone(), elapsed));
+                    }
                     if let Some(e) = inner.entries.get_mut(driver) {
-                        e.state = if outcome.passed() {
-                            TestState::Passed
-                        } else if outcome.reference_unavailable.is_some() {
-                            TestState::Blocked
-                        } else {
-                            TestState::Failed
-                        };
+                        e.state = state;
                         e.outcome = outcome;
                         e.elapsed = elapsed;
                     }
@@ -111,22 +117,29 @@ impl Registry {
             && params.mode == SelftestMode::Full
             && params.iterations >= self.config.selftest.fuzz_iterations;
         let mut inner = self.inner.lock();
-        if let Some(e) = inner.entries.get_mut(driver) {
-            let next = if outcome.passed() {
-                strong_enough.then_some(TestState::Passed)
-            } else if outcome.reference_unavailable.is_some() {
-                None
-            } else {
-                Some(TestState::Failed)
-            };
-            if let Some(state) = next {
+        let next = if outcome.passed() {
+            strong_enough.then_some(TestState::Passed)
+        } else if outcome.reference_unavailable.is_some() {
+            None
+        } else {
+            Some(TestState::Failed)
+        };
+        if let Some(state) = next {
+            if let Some(e) = inner.entries.get_mut(driver) {
                 e.state = state;
                 e.outcome = outcome.clone();
                 e.elapsed = elapsed;
             }
+            if info.is_instance() {
+                inner
+                    .instance_results
+                    .insert(driver.to_string(), (state, outcome.clone(), elapsed));
+            }
+            // Instances built over this driver were tested with it as it was judged
+            // before; a new verdict drops them (and what cached them), so a driver that
+            // now fails cannot keep serving through a template.
+            self.invalidate(&mut inner, driver);
         }
-        inner.cache.clear();
-        inner.generation += 1;
         self.tested.notify_all();
         Ok(outcome)
     }

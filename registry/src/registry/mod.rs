@@ -84,6 +84,13 @@ struct Inner {
     /// re-test): an instance built over children chosen under an older generation is
     /// discarded and rebuilt instead of being inserted.
     generation: u64,
+    /// Self-test results of template instances by driver name, kept across the
+    /// invalidations that drop the instances themselves: an instance name spells out
+    /// every child driver, so a rebuild runs the same code and need not be tested again
+    /// (what the kernel does too). Without this, a steady stream of priority changes
+    /// would drop every instance before its test ended, and resolutions over templates
+    /// would starve.
+    instance_results: HashMap<String, (TestState, TestOutcome, Duration)>,
 }
 
 /// Why an entry can or cannot serve a request right now.

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::alg::{Child, DriverInfo};
 use crate::error::{Error, Result};
+use crate::features::Features;
 use crate::handle::{Aead, Cipher, HandleGuard, Hash, Skcipher};
 use crate::names::parse_template_call;
 
@@ -81,15 +82,32 @@ impl Registry {
                 Ok(i) => i,
                 Err(e) => return Some(Err(e)),
             };
+            // The description is the template's, but what makes it safe to resolve is
+            // checked here: it records exactly these children (which invalidation
+            // follows) and needs at least every feature they need.
+            let needed = children
+                .iter()
+                .fold(Features::EMPTY, |a, c| a.union(c.info().requires()));
+            let names: Vec<&str> = children.iter().map(|c| c.info().driver()).collect();
+            if inst.children() != names.as_slice() || !needed.minus(inst.requires()).is_empty() {
+                return Some(Err(Error::NotFound(format!(
+                    "{name}: template {tmpl_name} described an instance that does not match \
+                     its children"
+                ))));
+            }
             let mut inner = self.inner.lock();
             if inner.generation != generation {
                 continue;
             }
             let key = inst.driver().to_string();
-            inner
-                .entries
-                .entry(key.clone())
-                .or_insert_with(|| Entry::new(inst));
+            let known = inner.instance_results.get(&key).cloned();
+            inner.entries.entry(key.clone()).or_insert_with(|| {
+                let mut e = Entry::new(inst);
+                if let Some((state, outcome, elapsed)) = known {
+                    (e.state, e.outcome, e.elapsed) = (state, outcome, elapsed);
+                }
+                e
+            });
             return Some(Ok(key));
         }
     }
