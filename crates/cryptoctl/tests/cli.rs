@@ -433,3 +433,28 @@ fn speed_json_rows() {
     assert!(err.contains("--key-bits 100"), "{err}");
     fails(&["speed", "rot13", "--time-ms", "1", "--config", c], 2);
 }
+
+/// `kat` and `off` say what they leave untested; an algorithm left with no usable driver
+/// fails the command even though every failure was excluded as configured.
+#[test]
+fn selftest_warns_and_fails_when_an_algorithm_has_no_driver() {
+    let dir = TempDir::new("stwarn");
+    let off = dir.file("off.toml", OFF);
+    let v = json(&["selftest", "--json", "--config", arg(&off)]);
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().contains("off")),
+        "{v:#}"
+    );
+    let kat = dir.file("kat.toml", "[selftest]\nmode = \"kat\"\n");
+    let text = text(&["selftest", "--config", arg(&kat)]);
+    assert!(text.contains("warning: self-tests in kat mode"), "{text}");
+
+    let no_ref = dir.file(
+        "noref.toml",
+        "[selftest]\nfuzz_iterations = 10\n[disable]\ndrivers = [\"aes-generic\"]\n",
+    );
+    let stderr = fails(&["selftest", "--config", arg(&no_ref)], 1);
+    assert!(stderr.contains("no usable driver"), "{stderr}");
+    assert!(stderr.contains("xts(aes)"), "{stderr}");
+}

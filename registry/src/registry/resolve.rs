@@ -19,6 +19,9 @@ use crate::names::parse_template_call;
 
 use super::{Eligibility, Entry, Inner, Registry};
 
+/// Most names the resolution cache keeps before it starts afresh.
+const MAX_CACHED_NAMES: usize = 1024;
+
 /// What a resolution hands back: the entry's description and its live-handle counter.
 pub(super) struct Chosen {
     pub(super) info: Arc<DriverInfo>,
@@ -183,6 +186,12 @@ impl Registry {
                     Eligibility::Usable => {
                         let chosen = Chosen::of(e);
                         let key = e.info.driver().to_string();
+                        // Bounded: distinct valid spellings are few, but a cache a caller
+                        // could grow without end is a leak (each invalidation empties it
+                        // anyway).
+                        if inner.cache.len() >= MAX_CACHED_NAMES {
+                            inner.cache.clear();
+                        }
                         inner.cache.insert(name.to_string(), key);
                         return Ok(chosen);
                     }

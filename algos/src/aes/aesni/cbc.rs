@@ -31,7 +31,8 @@ struct CbcAesni {
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn cbc_encrypt(ks: &AesRoundKeys, iv: &mut ChainState, mut io: RawInOut<'_>) {
-    let keys = Keys::enc(ks);
+    // SAFETY: this kernel is only called with AES-NI present (its own contract).
+    let keys = unsafe { Keys::enc(ks) };
     let mut prev = load(iv);
     let (len, mut off) = (io.len(), 0);
     while len - off >= 16 {
@@ -50,7 +51,8 @@ unsafe fn cbc_encrypt(ks: &AesRoundKeys, iv: &mut ChainState, mut io: RawInOut<'
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn cbc_decrypt(ks: &AesRoundKeys, iv: &mut ChainState, mut io: RawInOut<'_>) {
-    let keys = Keys::dec(ks);
+    // SAFETY: this kernel is only called with AES-NI present (its own contract).
+    let keys = unsafe { Keys::dec(ks) };
     let mut prev = load(iv);
     let (len, mut off) = (io.len(), 0);
     while len - off >= WIDE {

@@ -83,8 +83,13 @@ pub(crate) struct Keys {
 
 impl Keys {
     /// The encryption schedule.
+    ///
+    /// # Safety
+    /// The CPU must have AES-NI: a `Keys` is the proof the safe round functions below
+    /// rely on, so it is only ever made where that is known (the `#[target_feature]`
+    /// kernels, whose callers hold an [`AesNi`](crate::x86::token::AesNi) token).
     #[inline(always)]
-    pub(crate) fn enc(ks: &AesRoundKeys) -> Keys {
+    pub(crate) unsafe fn enc(ks: &AesRoundKeys) -> Keys {
         Keys {
             k: core::array::from_fn(|i| load(&ks.enc[i])),
             rounds: ks.rounds,
@@ -92,8 +97,11 @@ impl Keys {
     }
 
     /// The `AESDEC` schedule (equivalent inverse cipher).
+    ///
+    /// # Safety
+    /// As [`Keys::enc`].
     #[inline(always)]
-    pub(crate) fn dec(ks: &AesRoundKeys) -> Keys {
+    pub(crate) unsafe fn dec(ks: &AesRoundKeys) -> Keys {
         Keys {
             k: core::array::from_fn(|i| load(&ks.dec[i])),
             rounds: ks.rounds,
@@ -104,8 +112,8 @@ impl Keys {
     #[inline(always)]
     pub(crate) fn encrypt1(&self, b: __m128i) -> __m128i {
         let mut b = xor(b, self.k[0]);
-        // SAFETY: only inlined into `target_feature(enable = "aes")` entry functions of
-        // drivers that the registry hands out after checking for `aes`.
+        // SAFETY: `self` exists, so AES-NI is present: a `Keys` is only made by the unsafe
+        // `Keys::enc`/`Keys::dec`, inside kernels whose callers hold an `AesNi` token.
         unsafe {
             for k in &self.k[1..self.rounds] {
                 b = _mm_aesenc_si128(b, *k);
@@ -118,7 +126,7 @@ impl Keys {
     #[inline(always)]
     pub(crate) fn decrypt1(&self, b: __m128i) -> __m128i {
         let mut b = xor(b, self.k[0]);
-        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
                 b = _mm_aesdec_si128(b, *k);
@@ -133,7 +141,7 @@ impl Keys {
         for x in &mut b {
             *x = xor(*x, self.k[0]);
         }
-        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
                 for x in &mut b {
@@ -153,7 +161,7 @@ impl Keys {
         for x in &mut b {
             *x = xor(*x, self.k[0]);
         }
-        // SAFETY: as in `encrypt1`: inlined only into AES-NI entry functions.
+        // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
                 for x in &mut b {
@@ -187,7 +195,8 @@ pub(crate) fn store8(io: &mut RawInOut<'_>, off: usize, b: &[__m128i; LANES]) {
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
 pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, mut io: RawInOut<'_>) {
-    let keys = Keys::enc(ks);
+    // SAFETY: this kernel is only called with AES-NI present (its own contract).
+    let keys = unsafe { Keys::enc(ks) };
     let (len, mut off) = (io.len(), 0);
     while len - off >= WIDE {
         let b = keys.encrypt8(load8(&io, off));
@@ -206,7 +215,8 @@ pub(crate) unsafe fn ecb_encrypt(ks: &AesRoundKeys, mut io: RawInOut<'_>) {
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
 pub(crate) unsafe fn ecb_decrypt(ks: &AesRoundKeys, mut io: RawInOut<'_>) {
-    let keys = Keys::dec(ks);
+    // SAFETY: this kernel is only called with AES-NI present (its own contract).
+    let keys = unsafe { Keys::dec(ks) };
     let (len, mut off) = (io.len(), 0);
     while len - off >= WIDE {
         let b = keys.decrypt8(load8(&io, off));

@@ -37,7 +37,8 @@ fn counter_block(c: u128) -> __m128i {
 /// The CPU must support AES-NI (and SSE2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn ctr_xor(ks: &AesRoundKeys, counter: &mut ChainState, mut io: RawInOut<'_>) {
-    let keys = Keys::enc(ks);
+    // SAFETY: this kernel is only called with AES-NI present (its own contract).
+    let keys = unsafe { Keys::enc(ks) };
     let mut c = u128::from_be_bytes(*counter);
     let (len, mut off) = (io.len(), 0);
     while len - off >= WIDE {

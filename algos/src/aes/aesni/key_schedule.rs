@@ -116,9 +116,10 @@ const RCON: [u8; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x
 
 /// `SubWord`: the S-box on each byte of a little-endian word, through `AESENCLAST`.
 #[inline(always)]
-fn sub_word(w: u32) -> u32 {
-    // SAFETY: only reached from `expand_aesni`, whose `target_feature` guarantees AES-NI
-    // and SSE2; the intrinsics touch registers only.
+/// # Safety
+/// The CPU must have AES-NI (only `expand_aesni`, a `target_feature` kernel, calls it).
+unsafe fn sub_word(w: u32) -> u32 {
+    // SAFETY: the caller guarantees AES-NI; SSE2 is baseline; registers only.
     unsafe {
         let x = _mm_set1_epi32(w as i32);
         _mm_cvtsi128_si32(_mm_aesenclast_si128(x, _mm_setzero_si128())) as u32
@@ -141,9 +142,11 @@ unsafe fn expand_aesni(key: &[u8], keys: &mut AesRoundKeys) {
         let mut t = w[i - 1];
         if i % nk == 0 {
             // RotWord moves byte 1 to position 0: a right rotation of the LE word.
-            t = sub_word(t.rotate_right(8)) ^ u32::from(RCON[i / nk - 1]);
+            // SAFETY: this kernel's contract: AES-NI is present.
+            t = unsafe { sub_word(t.rotate_right(8)) } ^ u32::from(RCON[i / nk - 1]);
         } else if nk > 6 && i % nk == 4 {
-            t = sub_word(t);
+            // SAFETY: as above.
+            t = unsafe { sub_word(t) };
         }
         w[i] = w[i - nk] ^ t;
     }
