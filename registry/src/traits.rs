@@ -12,6 +12,7 @@
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
+use crate::walk::Direction;
 
 mod aead;
 mod hash;
@@ -119,41 +120,47 @@ pub trait SkcipherImpl: Send + Sync {
     /// one-segment `encrypt_to` costs no walker either. Drivers may override it with a
     /// single kernel call; the default composes the `*_to` methods.
     fn encrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
-        let tail = self.tail_len(src.len())?;
-        if dst.len() != src.len() {
-            return Err(Error::LengthMismatch {
-                src: src.len(),
-                dst: dst.len(),
-            });
-        }
-        let mut state = [0u8; 16];
-        self.start(iv, &mut state)?;
-        let cut = src.len() - tail;
-        let (body, rest) = dst.split_at_mut(cut);
-        self.encrypt_blocks_to(&mut state, &src[..cut], body);
-        self.encrypt_tail_to(&mut state, &src[cut..], rest);
-        state.zeroize();
-        Ok(())
+        one_shot_to(self, Direction::Encrypt, iv, src, dst)
     }
 
     /// One contiguous request out of place, decrypting.
     fn decrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
-        let tail = self.tail_len(src.len())?;
-        if dst.len() != src.len() {
-            return Err(Error::LengthMismatch {
-                src: src.len(),
-                dst: dst.len(),
-            });
-        }
-        let mut state = [0u8; 16];
-        self.start(iv, &mut state)?;
-        let cut = src.len() - tail;
-        let (body, rest) = dst.split_at_mut(cut);
-        self.decrypt_blocks_to(&mut state, &src[..cut], body);
-        self.decrypt_tail_to(&mut state, &src[cut..], rest);
-        state.zeroize();
-        Ok(())
+        one_shot_to(self, Direction::Decrypt, iv, src, dst)
     }
+}
+
+/// The default `encrypt_to`/`decrypt_to`: start, the body through `*_blocks_to`, the
+/// tail through `*_tail_to`, the chaining state wiped.
+fn one_shot_to<S: SkcipherImpl + ?Sized>(
+    imp: &S,
+    dir: Direction,
+    iv: &[u8],
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<()> {
+    let tail = imp.tail_len(src.len())?;
+    if dst.len() != src.len() {
+        return Err(Error::LengthMismatch {
+            src: src.len(),
+            dst: dst.len(),
+        });
+    }
+    let mut state = [0u8; 16];
+    imp.start(iv, &mut state)?;
+    let cut = src.len() - tail;
+    let (body, rest) = dst.split_at_mut(cut);
+    match dir {
+        Direction::Encrypt => {
+            imp.encrypt_blocks_to(&mut state, &src[..cut], body);
+            imp.encrypt_tail_to(&mut state, &src[cut..], rest);
+        }
+        Direction::Decrypt => {
+            imp.decrypt_blocks_to(&mut state, &src[..cut], body);
+            imp.decrypt_tail_to(&mut state, &src[cut..], rest);
+        }
+    }
+    state.zeroize();
+    Ok(())
 }
 
 /// Checks a key length against an inclusive range and a step, for `set_key` bodies.

@@ -178,18 +178,7 @@ pub trait AeadImpl: Send + Sync {
     /// composes the streaming calls with no copies.
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
         let mut state = AeadState::new();
-        let lens = AeadLens {
-            aad: aad.len(),
-            text: data.len(),
-            authsize: tag.len(),
-        };
-        self.start(&mut state, nonce, lens)?;
-        let achunk = self.aad_chunk_size().max(1);
-        let (whole, rest) = aad.split_at(aad.len() - aad.len() % achunk);
-        self.absorb_aad(&mut state, whole);
-        self.absorb_aad_tail(&mut state, rest);
-        let chunk = self.chunk_size().max(1);
-        let body = data.len() - data.len() % chunk;
+        let body = start_one_shot(self, &mut state, nonce, aad, data.len(), tag.len())?;
         let (whole, rest) = data.split_at_mut(body);
         self.encrypt_chunks(&mut state, InOut::InPlace(whole));
         self.encrypt_tail(&mut state, InOut::InPlace(rest));
@@ -202,18 +191,7 @@ pub trait AeadImpl: Send + Sync {
     /// again, so an override that forgets cannot leak).
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         let mut state = AeadState::new();
-        let lens = AeadLens {
-            aad: aad.len(),
-            text: data.len(),
-            authsize: tag.len(),
-        };
-        self.start(&mut state, nonce, lens)?;
-        let achunk = self.aad_chunk_size().max(1);
-        let (whole, rest) = aad.split_at(aad.len() - aad.len() % achunk);
-        self.absorb_aad(&mut state, whole);
-        self.absorb_aad_tail(&mut state, rest);
-        let chunk = self.chunk_size().max(1);
-        let body = data.len() - data.len() % chunk;
+        let body = start_one_shot(self, &mut state, nonce, aad, data.len(), tag.len())?;
         let (whole, rest) = data.split_at_mut(body);
         self.decrypt_chunks(&mut state, InOut::InPlace(whole));
         self.decrypt_tail(&mut state, InOut::InPlace(rest));
@@ -223,4 +201,29 @@ pub trait AeadImpl: Send + Sync {
         }
         verdict
     }
+}
+
+/// What the one-shot `seal` and `open` share: start the request, absorb the whole AAD
+/// (chunks, then the tail), and return how many text bytes go through the chunk calls
+/// before the tail.
+fn start_one_shot<A: AeadImpl + ?Sized>(
+    imp: &A,
+    state: &mut AeadState,
+    nonce: &[u8],
+    aad: &[u8],
+    text: usize,
+    authsize: usize,
+) -> Result<usize> {
+    let lens = AeadLens {
+        aad: aad.len(),
+        text,
+        authsize,
+    };
+    imp.start(state, nonce, lens)?;
+    let achunk = imp.aad_chunk_size().max(1);
+    let (whole, rest) = aad.split_at(aad.len() - aad.len() % achunk);
+    imp.absorb_aad(state, whole);
+    imp.absorb_aad_tail(state, rest);
+    let chunk = imp.chunk_size().max(1);
+    Ok(text - text % chunk)
 }
