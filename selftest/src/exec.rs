@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{Cipher, Direction, DriverInfo, HostFeatures, Result, Skcipher, TestHost};
+use cryptoreg_registry::{Cipher, Direction, DriverInfo, HostFeatures, Result, Skcipher};
 
 use crate::config::{split_lengths, Division, Placement, TestConfig};
 
@@ -136,10 +136,6 @@ pub(crate) trait Handle: Sized {
     const SINGLE_BUFFER: bool;
     /// The driver under test, outside the registry's bookkeeping.
     fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self>;
-    /// The generic reference, resolved by name through the host.
-    fn alloc_reference(host: &dyn TestHost, name: &str) -> Result<Self> {
-        Self::from_info(host.resolve_tested(name)?, &host.host_token())
-    }
     fn driver(&self) -> &str;
     fn set_key(&mut self, key: &[u8]) -> Result<()>;
     /// The reference path: one contiguous, aligned buffer.

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use cryptoreg_registry::names::is_generic_driver;
 use cryptoreg_registry::{
-    AlgType, Cipher, Direction, DriverInfo, Result, Skcipher, TestHost, TestParams,
+    AlgType, Cipher, Direction, DriverInfo, HostFeatures, Result, Skcipher, TestHost, TestParams,
 };
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -206,6 +206,44 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
     })
 }
 
+/// The driver under test and its generic reference, both built with the registry's
+/// token: a generic driver is its own reference (a replay compares it with a second
+/// instance). On failure the line is recorded — a missing reference also as
+/// `reference_unavailable`, so the registry keeps the driver untested rather than failed —
+/// and `None` comes back. Shared by the skcipher, AEAD and hash runners.
+pub(crate) fn driver_and_reference<H>(
+    host: &dyn TestHost,
+    info: &Arc<DriverInfo>,
+    ref_name: &str,
+    tally: &mut Tally,
+    build: impl Fn(Arc<DriverInfo>, &HostFeatures) -> Result<H>,
+) -> Option<(H, H)> {
+    let (ty, driver) = (info.alg_type(), info.driver());
+    let token = host.host_token();
+    let drv = match build(Arc::clone(info), &token) {
+        Ok(h) => h,
+        Err(e) => {
+            let msg = format!("cannot build a handle: {e}");
+            tally.failures.push(driver_line(ty, driver, &msg));
+            return None;
+        }
+    };
+    let reference = if is_generic_driver(driver) {
+        build(Arc::clone(info), &token)
+    } else {
+        host.resolve_tested(ref_name).and_then(|r| build(r, &token))
+    };
+    match reference {
+        Ok(r) => Some((drv, r)),
+        Err(e) => {
+            let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
+            tally.reference_unavailable = Some(ref_name.to_string());
+            tally.failures.push(driver_line(ty, driver, &msg));
+            None
+        }
+    }
+}
+
 fn run_typed<H: Handle>(
     host: &dyn TestHost,
     info: &Arc<DriverInfo>,
@@ -218,28 +256,10 @@ fn run_typed<H: Handle>(
     if generic && !params.replay {
         return;
     }
-    let mut drv = match H::from_info(Arc::clone(info), &host.host_token()) {
-        Ok(h) => h,
-        Err(e) => {
-            return tally.failures.push(driver_line(
-                ty,
-                driver,
-                &format!("cannot build a handle: {e}"),
-            ))
-        }
-    };
-    let reference = if generic {
-        H::from_info(Arc::clone(info), &host.host_token())
-    } else {
-        H::alloc_reference(host, ref_name)
-    };
-    let mut reference = match reference {
-        Ok(r) => r,
-        Err(e) => {
-            let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
-            tally.reference_unavailable = Some(ref_name.to_string());
-            return tally.failures.push(driver_line(ty, driver, &msg));
-        }
+    let Some((mut drv, mut reference)) =
+        driver_and_reference(host, info, ref_name, tally, H::from_info)
+    else {
+        return;
     };
     let Some(shape) = probe(info, &mut reference) else {
         let msg = format!(

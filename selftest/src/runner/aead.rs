@@ -25,7 +25,8 @@ use crate::config::Placement;
 use crate::exec::{misaligned, Scattered, POISON};
 use crate::kat::MAX_FAILING_VECTORS;
 use crate::random::{
-    candidate_key_lens, case_seed, driver_base_seed, probe_key, MAX_FAILING_CASES,
+    candidate_key_lens, case_seed, driver_and_reference, driver_base_seed, probe_key,
+    MAX_FAILING_CASES,
 };
 use crate::report::{attempt, driver_line, judge, Case, Expected, Op, Problem, Tally};
 use crate::vectors::AeadVector;
@@ -351,26 +352,10 @@ pub(crate) fn run_random(
     if generic && !params.replay {
         return;
     }
-    let built = Aead::from_info(Arc::clone(info), &host.host_token()).map(|d| {
-        let r = if generic {
-            Aead::from_info(Arc::clone(info), &host.host_token())
-        } else {
-            host.resolve_tested(ref_name)
-                .and_then(|r| Aead::from_info(r, &host.host_token()))
-        };
-        (d, r)
-    });
-    let (mut drv, mut reference) = match built {
-        Ok((d, Ok(r))) => (d, r),
-        Ok((_, Err(e))) => {
-            let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
-            tally.reference_unavailable = Some(ref_name.to_string());
-            return tally.failures.push(driver_line(TY, driver, &msg));
-        }
-        Err(e) => {
-            let msg = format!("cannot build a handle: {e}");
-            return tally.failures.push(driver_line(TY, driver, &msg));
-        }
+    let Some((mut drv, mut reference)) =
+        driver_and_reference(host, info, ref_name, tally, Aead::from_info)
+    else {
+        return;
     };
     let Some(shape) = probe(info, &mut reference) else {
         let msg = format!(

@@ -20,7 +20,8 @@ use super::layout::{Finalization, HashConfig};
 use crate::exec::{misaligned, Scattered, POISON};
 use crate::kat::MAX_FAILING_VECTORS;
 use crate::random::{
-    candidate_key_lens, case_seed, driver_base_seed, probe_key, MAX_FAILING_CASES,
+    candidate_key_lens, case_seed, driver_and_reference, driver_base_seed, probe_key,
+    MAX_FAILING_CASES,
 };
 use crate::report::{attempt, driver_line, judge, Case, Expected, Op, Problem, Tally};
 use crate::vectors::HashVector;
@@ -175,26 +176,10 @@ pub(crate) fn run_random(
     if generic && !params.replay {
         return;
     }
-    let mut drv = match Hash::from_info(Arc::clone(info), &host.host_token()) {
-        Ok(h) => h,
-        Err(e) => {
-            let msg = format!("cannot build a handle: {e}");
-            return tally.failures.push(driver_line(TY, driver, &msg));
-        }
-    };
-    let reference = if generic {
-        Hash::from_info(Arc::clone(info), &host.host_token())
-    } else {
-        host.resolve_tested(ref_name)
-            .and_then(|r| Hash::from_info(r, &host.host_token()))
-    };
-    let mut reference = match reference {
-        Ok(r) => r,
-        Err(e) => {
-            let msg = format!("no generic reference {ref_name:?} for the randomized tests: {e}");
-            tally.reference_unavailable = Some(ref_name.to_string());
-            return tally.failures.push(driver_line(TY, driver, &msg));
-        }
+    let Some((mut drv, mut reference)) =
+        driver_and_reference(host, info, ref_name, tally, Hash::from_info)
+    else {
+        return;
     };
     let key_lens: Vec<usize> = if reference.is_keyed() {
         candidate_key_lens(info)
