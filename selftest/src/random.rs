@@ -206,19 +206,39 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
     })
 }
 
+/// The cases of a full randomized run: case seeds derived from the driver's base seed,
+/// `case` returning whether one passed, stopping after [`MAX_FAILING_CASES`] failures.
+pub(crate) fn run_cases(params: &TestParams, driver: &str, mut case: impl FnMut(u64) -> bool) {
+    let base = driver_base_seed(params.seed, driver);
+    let mut failing = 0;
+    for i in 0..params.iterations {
+        if !case(case_seed(base, i)) {
+            failing += 1;
+            if failing >= MAX_FAILING_CASES {
+                break;
+            }
+        }
+    }
+}
+
 /// The driver under test and its generic reference, both built with the registry's
 /// token: a generic driver is its own reference (a replay compares it with a second
-/// instance). On failure the line is recorded — a missing reference also as
-/// `reference_unavailable`, so the registry keeps the driver untested rather than failed —
-/// and `None` comes back. Shared by the skcipher, AEAD and hash runners.
+/// instance). `None` when there is nothing to compare — a generic driver outside a
+/// replay is the reference itself — or when building failed; then the line is recorded,
+/// a missing reference also as `reference_unavailable`, so the registry keeps the driver
+/// untested rather than failed. Shared by the skcipher, AEAD and hash runners.
 pub(crate) fn driver_and_reference<H>(
     host: &dyn TestHost,
     info: &Arc<DriverInfo>,
     ref_name: &str,
+    params: &TestParams,
     tally: &mut Tally,
     build: impl Fn(Arc<DriverInfo>, &HostFeatures) -> Result<H>,
 ) -> Option<(H, H)> {
     let (ty, driver) = (info.alg_type(), info.driver());
+    if is_generic_driver(driver) && !params.replay {
+        return None;
+    }
     let token = host.host_token();
     let drv = match build(Arc::clone(info), &token) {
         Ok(h) => h,
@@ -252,12 +272,8 @@ fn run_typed<H: Handle>(
     tally: &mut Tally,
 ) {
     let (ty, driver) = (info.alg_type(), info.driver());
-    let generic = is_generic_driver(driver);
-    if generic && !params.replay {
-        return;
-    }
     let Some((mut drv, mut reference)) =
-        driver_and_reference(host, info, ref_name, tally, H::from_info)
+        driver_and_reference(host, info, ref_name, params, tally, H::from_info)
     else {
         return;
     };
@@ -284,24 +300,9 @@ fn run_typed<H: Handle>(
         return;
     }
     check_key_agreement(ty, info, &mut drv, &mut reference, &shape, tally);
-    let base = driver_base_seed(params.seed, driver);
-    let mut failing = 0;
-    for i in 0..params.iterations {
-        if !run_case(
-            ty,
-            driver,
-            &mut drv,
-            &mut reference,
-            &shape,
-            case_seed(base, i),
-            tally,
-        ) {
-            failing += 1;
-            if failing >= MAX_FAILING_CASES {
-                break;
-            }
-        }
-    }
+    run_cases(params, driver, |seed| {
+        run_case(ty, driver, &mut drv, &mut reference, &shape, seed, tally)
+    });
 }
 
 /// The driver must accept exactly the keys the reference accepts: every candidate length,

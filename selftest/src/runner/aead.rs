@@ -13,7 +13,6 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::names::is_generic_driver;
 use cryptoreg_registry::{
     Aead, AlgType, DriverInfo, Error, HostFeatures, Result, TestHost, TestParams,
 };
@@ -24,10 +23,7 @@ use super::layout::AeadConfig;
 use crate::config::Placement;
 use crate::exec::{misaligned, Scattered, POISON};
 use crate::kat::MAX_FAILING_VECTORS;
-use crate::random::{
-    candidate_key_lens, case_seed, driver_and_reference, driver_base_seed, probe_key,
-    MAX_FAILING_CASES,
-};
+use crate::random::{candidate_key_lens, driver_and_reference, probe_key, run_cases};
 use crate::report::{attempt, driver_line, judge, Case, Expected, Op, Problem, Tally};
 use crate::vectors::AeadVector;
 
@@ -348,12 +344,8 @@ pub(crate) fn run_random(
     tally: &mut Tally,
 ) {
     let driver = info.driver();
-    let generic = is_generic_driver(driver);
-    if generic && !params.replay {
-        return;
-    }
     let Some((mut drv, mut reference)) =
-        driver_and_reference(host, info, ref_name, tally, Aead::from_info)
+        driver_and_reference(host, info, ref_name, params, tally, Aead::from_info)
     else {
         return;
     };
@@ -370,17 +362,9 @@ pub(crate) fn run_random(
         run_case(driver, &mut drv, &mut reference, &shape, params.seed, tally);
         return;
     }
-    let base = driver_base_seed(params.seed, driver);
-    let mut failing = 0;
-    for i in 0..params.iterations {
-        let seed = case_seed(base, i);
-        if !run_case(driver, &mut drv, &mut reference, &shape, seed, tally) {
-            failing += 1;
-            if failing >= MAX_FAILING_CASES {
-                break;
-            }
-        }
-    }
+    run_cases(params, driver, |seed| {
+        run_case(driver, &mut drv, &mut reference, &shape, seed, tally)
+    });
 }
 
 /// Runs one case; returns whether it passed.

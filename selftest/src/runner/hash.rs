@@ -11,7 +11,6 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::names::is_generic_driver;
 use cryptoreg_registry::{AlgType, DriverInfo, Hash, HostFeatures, Result, TestHost, TestParams};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -19,10 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use super::layout::{Finalization, HashConfig};
 use crate::exec::{misaligned, Scattered, POISON};
 use crate::kat::MAX_FAILING_VECTORS;
-use crate::random::{
-    candidate_key_lens, case_seed, driver_and_reference, driver_base_seed, probe_key,
-    MAX_FAILING_CASES,
-};
+use crate::random::{candidate_key_lens, driver_and_reference, probe_key, run_cases};
 use crate::report::{attempt, driver_line, judge, Case, Expected, Op, Problem, Tally};
 use crate::vectors::HashVector;
 
@@ -172,12 +168,8 @@ pub(crate) fn run_random(
     tally: &mut Tally,
 ) {
     let driver = info.driver();
-    let generic = is_generic_driver(driver);
-    if generic && !params.replay {
-        return;
-    }
     let Some((mut drv, mut reference)) =
-        driver_and_reference(host, info, ref_name, tally, Hash::from_info)
+        driver_and_reference(host, info, ref_name, params, tally, Hash::from_info)
     else {
         return;
     };
@@ -207,23 +199,9 @@ pub(crate) fn run_random(
         return;
     }
     check_garbage_import(driver, &mut drv, &shape, tally);
-    let base = driver_base_seed(params.seed, driver);
-    let mut failing = 0;
-    for i in 0..params.iterations {
-        if !run_case(
-            driver,
-            &mut drv,
-            &mut reference,
-            &shape,
-            case_seed(base, i),
-            tally,
-        ) {
-            failing += 1;
-            if failing >= MAX_FAILING_CASES {
-                break;
-            }
-        }
-    }
+    run_cases(params, driver, |seed| {
+        run_case(driver, &mut drv, &mut reference, &shape, seed, tally)
+    });
 }
 
 /// Importing bytes that no `export` of this driver produced must be refused.
