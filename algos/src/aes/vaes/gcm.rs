@@ -21,7 +21,8 @@
 
 use super::rounds::{broadcast_keys, counter_step, encrypt, lane_counters, AesVec};
 use crate::ghash::vpclmulqdq::core::{
-    ghash_short, ghash_update, load_acc, mul_acc, reduce, store_acc, GhashPowers, AGG_BLOCKS,
+    ghash_short, ghash_update, load_acc, mul_acc, power_at, reduce, store_acc, GhashPowers,
+    AGG_BLOCKS,
 };
 use crate::x86::vector::SimdVec;
 
@@ -69,8 +70,7 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool>(
                 if j == 0 {
                     b = b.xor(acc);
                 }
-                let p = V::load(powers.p[j * V::LANES].as_ptr());
-                mul_acc(&mut sums, b, p);
+                mul_acc(&mut sums, b, power_at(powers, j * V::LANES));
             }
         }
         let a = if G { reduce(sums).fold_lanes() } else { acc };
@@ -100,7 +100,7 @@ unsafe fn ghash_group_at<V: SimdVec, const N: usize>(
             if j == 0 {
                 b = b.xor(acc);
             }
-            mul_acc(&mut sums, b, V::load(powers.p[j * V::LANES].as_ptr()));
+            mul_acc(&mut sums, b, power_at(powers, j * V::LANES));
         }
         reduce(sums).fold_lanes()
     }

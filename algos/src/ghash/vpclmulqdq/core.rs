@@ -139,6 +139,17 @@ pub(crate) unsafe fn compute_powers<V: SimdVec>(k1: u128, out: &mut GhashPowers)
     }
 }
 
+/// The vector of powers from table entry `i` on, without a bounds check (the entries must
+/// have no panic path).
+///
+/// # Safety
+/// `i + V::LANES <= 20`; target features per the module contract.
+#[inline(always)]
+pub(crate) unsafe fn power_at<V: SimdVec>(powers: &GhashPowers, i: usize) -> V {
+    // SAFETY: entries `i .. i + LANES` are inside the table (caller).
+    unsafe { V::load(powers.p.as_ptr().add(i).cast()) }
+}
+
 /// The accumulator block (standard GHASH byte order) as a reflected lane-0 vector.
 #[inline(always)]
 pub(crate) unsafe fn load_acc<V: SimdVec>(acc: &[u8; 16]) -> V {
@@ -157,7 +168,13 @@ pub(crate) unsafe fn store_acc<V: SimdVec>(a: V, acc: &mut [u8; 16]) {
 #[inline(always)]
 pub(crate) unsafe fn group_powers<V: SimdVec, const N: usize>(powers: &GhashPowers) -> [V; N] {
     // SAFETY: `N * V::LANES == 16` (caller), so every load stays in the first 16 entries.
-    unsafe { core::array::from_fn(|v| V::load(powers.p[v * V::LANES].as_ptr())) }
+    unsafe {
+        let mut k = [V::zero(); N];
+        for (v, kv) in k.iter_mut().enumerate() {
+            *kv = power_at(powers, v * V::LANES);
+        }
+        k
+    }
 }
 
 /// The GHASH of 16 byte-reflected blocks in `x` (`N` vectors), the accumulator `acc`
@@ -207,7 +224,7 @@ pub(crate) unsafe fn ghash_short<V: SimdVec>(
             }
             // Entry `first + v * LANES` plus `LANES` entries: the last vector starts at a
             // block `< m`, so at most at entry 15, and reads at most 4 entries: < 20.
-            let k = V::load(powers.p[first + v * V::LANES].as_ptr());
+            let k = power_at(powers, first + v * V::LANES);
             mul_acc(&mut sums, x, k);
         }
         reduce(sums).fold_lanes()
@@ -235,8 +252,12 @@ pub(crate) unsafe fn ghash_update<V: SimdVec, const N: usize>(
         if left >= AGG_BLOCKS * 16 {
             let k = group_powers::<V, N>(powers);
             while left >= AGG_BLOCKS * 16 {
-                let x: [V; N] =
-                    core::array::from_fn(|v| V::load(p.add(v * V::BYTES)).bswap_lanes());
+                // (A loop, not `array::from_fn`: its closure became a call, which loses
+                // the entry's target features.)
+                let mut x = [V::zero(); N];
+                for (v, xv) in x.iter_mut().enumerate() {
+                    *xv = V::load(p.add(v * V::BYTES)).bswap_lanes();
+                }
                 a = ghash_group(&k, a, &x);
                 p = p.add(AGG_BLOCKS * 16);
                 left -= AGG_BLOCKS * 16;
