@@ -10,9 +10,9 @@
 #![deny(unsafe_code)]
 
 pub mod aes;
+pub mod clmul;
 pub mod gcm_util;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ghash;
+pub mod ghash;
 pub mod templates;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
