@@ -18,42 +18,14 @@ use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::entry::{encrypt_block_aesni, RoundKeyBytes};
-use super::{gcm_entry, Width};
+use super::entry::encrypt_block_aesni;
+use super::gcm_entry::{self, GcmEntry, GcmOneShotEntry};
+use super::Width;
 use crate::aes::aesni::key_schedule::{expand_into, AesRoundKeys};
 use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
 use crate::ghash::vpclmulqdq::core::{h_times_x_inv, GhashPowers};
-use crate::ghash::vpclmulqdq::entry as ghash_entry;
+use crate::ghash::vpclmulqdq::entry::{self as ghash_entry, GhashEntry};
 use crate::x86::inout::RawInOut;
-
-/// A streaming entry: keys, rounds, powers, counter, accumulator, src, dst, len.
-type CryptFn = unsafe fn(
-    &RoundKeyBytes,
-    usize,
-    &GhashPowers,
-    &mut [u8; 16],
-    &mut [u8; 16],
-    *const u8,
-    *mut u8,
-    usize,
-);
-
-/// A one-shot entry: keys, rounds, powers, J0, AAD, AAD length, src, dst, len, tag.
-type OneShotFn = unsafe fn(
-    &RoundKeyBytes,
-    usize,
-    &GhashPowers,
-    &[u8; 16],
-    *const u8,
-    usize,
-    *const u8,
-    *mut u8,
-    usize,
-    &mut [u8; 16],
-);
-
-/// A GHASH entry: powers, accumulator, data, len.
-type GhashFn = unsafe fn(&GhashPowers, &mut [u8; 16], *const u8, usize);
 
 /// Byte ranges of the streaming state.
 const ACC: core::ops::Range<usize> = 0..16;
@@ -90,7 +62,7 @@ impl GcmVaes {
         self.keys.is_wiped() && self.powers.p.iter().all(|e| e == &[0u8; 16])
     }
 
-    fn crypt_fn(&self, decrypt: bool) -> CryptFn {
+    fn crypt_fn(&self, decrypt: bool) -> GcmEntry {
         match (self.width, decrypt) {
             (Width::Avx2(_), false) => gcm_entry::gcm_enc_vaes_avx2,
             (Width::Avx2(_), true) => gcm_entry::gcm_dec_vaes_avx2,
@@ -101,7 +73,7 @@ impl GcmVaes {
         }
     }
 
-    fn one_shot_fn(&self, decrypt: bool) -> OneShotFn {
+    fn one_shot_fn(&self, decrypt: bool) -> GcmOneShotEntry {
         match (self.width, decrypt) {
             (Width::Avx2(_), false) => gcm_entry::gcm_seal_vaes_avx2,
             (Width::Avx2(_), true) => gcm_entry::gcm_open_vaes_avx2,
@@ -112,7 +84,7 @@ impl GcmVaes {
         }
     }
 
-    fn ghash_fn(&self) -> GhashFn {
+    fn ghash_fn(&self) -> GhashEntry {
         match self.width {
             Width::Avx2(_) => ghash_entry::ghash_vpclmulqdq_avx2,
             Width::Avx10_256(_) => ghash_entry::ghash_vpclmulqdq_avx10_256,

@@ -8,6 +8,33 @@ use super::gcm::{gcm_crypt, gcm_one_shot};
 use crate::ghash::vpclmulqdq::core::GhashPowers;
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
+/// The streaming entries' type: keys, rounds, powers, counter, accumulator, src, dst, len.
+pub type GcmEntry = unsafe fn(
+    &RoundKeyBytes,
+    usize,
+    &GhashPowers,
+    &mut [u8; 16],
+    &mut [u8; 16],
+    *const u8,
+    *mut u8,
+    usize,
+);
+
+/// The one-shot entries' type: keys, rounds, powers, J0, AAD, AAD length, src, dst, len,
+/// tag.
+pub type GcmOneShotEntry = unsafe fn(
+    &RoundKeyBytes,
+    usize,
+    &GhashPowers,
+    &[u8; 16],
+    *const u8,
+    usize,
+    *const u8,
+    *mut u8,
+    usize,
+    &mut [u8; 16],
+);
+
 macro_rules! entries {
     ($(
         $(#[$doc:meta])*

@@ -22,6 +22,9 @@ pub unsafe fn ghash_powers_vpclmulqdq(k1: &[u8; 16], out: &mut GhashPowers) {
     unsafe { compute_powers::<Ymm<Vex>>(u128::from_le_bytes(*k1), out) }
 }
 
+/// The GHASH entries' type: powers, accumulator, data, len.
+pub type GhashEntry = unsafe fn(&GhashPowers, &mut [u8; 16], *const u8, usize);
+
 macro_rules! entries {
     ($($(#[$doc:meta])* $features:literal, $v:ty, $n:tt => $name:ident;)*) => {$(
         $(#[$doc])*
