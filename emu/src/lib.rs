@@ -304,35 +304,29 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_ctr(
 /// Bytes of a GHASH power table across the C ABI (`H^16 .. H^1` and four zero entries).
 pub const GHASH_POWERS_BYTES: usize = core::mem::size_of::<raw::GhashPowers>();
 
-/// Copies a power table from unaligned bytes into an aligned value on the stack.
+/// The power table behind `p`, used in place: a copy of its 320 bytes would be a `memcpy`
+/// call into libc, which is not mapped under the emulator.
 ///
 /// # Safety
-/// `p` is readable for [`GHASH_POWERS_BYTES`].
-unsafe fn powers_from(p: *const u8) -> raw::GhashPowers {
-    let mut powers = raw::GhashPowers::empty();
-    // SAFETY: `p` is readable for the table's size (caller); the destination is the
-    // table's own bytes.
-    unsafe {
-        core::ptr::copy_nonoverlapping(p, powers.p.as_mut_ptr().cast::<u8>(), GHASH_POWERS_BYTES)
-    };
-    powers
+/// `p` is 64-byte aligned, readable for [`GHASH_POWERS_BYTES`] and alive for `'a`.
+unsafe fn powers_at<'a>(p: *const u8) -> &'a raw::GhashPowers {
+    // SAFETY: aligned, readable and alive (caller); every bit pattern is a valid table.
+    unsafe { &*p.cast::<raw::GhashPowers>() }
 }
 
 /// The GHASH power table for the hash key `h` (16 bytes), written to `out`
-/// ([`GHASH_POWERS_BYTES`]), with the drivers' own key preparation and the VPCLMULQDQ
-/// entry. Runs under emulation (AVX2 + VPCLMULQDQ).
+/// ([`GHASH_POWERS_BYTES`], 64-byte aligned), with the drivers' own key preparation and
+/// the VPCLMULQDQ entry. Runs under emulation (AVX2 + VPCLMULQDQ).
 ///
 /// # Safety
-/// `h` readable for 16 bytes, `out` writable for [`GHASH_POWERS_BYTES`]; the CPU (or
-/// emulator) has AVX2 and VPCLMULQDQ.
+/// `h` readable for 16 bytes, `out` 64-byte aligned and writable for
+/// [`GHASH_POWERS_BYTES`]; the CPU (or emulator) has AVX2 and VPCLMULQDQ.
 #[no_mangle]
 pub unsafe extern "C" fn cryptoreg_emu_ghash_powers(h: *const u8, out: *mut u8) {
-    // SAFETY: per this function's contract.
+    // SAFETY: per this function's contract; the table is written in place.
     unsafe {
         let k1 = raw::ghash_key(&h.cast::<[u8; 16]>().read_unaligned());
-        let mut powers = raw::GhashPowers::empty();
-        raw::ghash_powers_vpclmulqdq(&k1, &mut powers);
-        core::ptr::copy_nonoverlapping(powers.p.as_ptr().cast::<u8>(), out, GHASH_POWERS_BYTES);
+        raw::ghash_powers_vpclmulqdq(&k1, &mut *out.cast::<raw::GhashPowers>());
     }
 }
 
@@ -341,7 +335,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash_powers(h: *const u8, out: *mut u8) 
 /// Runs under emulation.
 ///
 /// # Safety
-/// `powers` readable for [`GHASH_POWERS_BYTES`], `acc` readable and writable for 16,
+/// `powers` 64-byte aligned and readable for [`GHASH_POWERS_BYTES`], `acc` readable and writable for 16,
 /// `data` readable for `len`; the CPU (or emulator) has the entry's features.
 #[no_mangle]
 pub unsafe extern "C" fn cryptoreg_emu_ghash(
@@ -353,7 +347,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
 ) {
     // SAFETY: per this function's contract.
     unsafe {
-        let powers = powers_from(powers);
+        let powers = powers_at(powers);
         let mut a = acc.cast::<[u8; 16]>().read_unaligned();
         let f = match driver {
             0 => raw::ghash_vpclmulqdq_avx2,
@@ -361,7 +355,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
             2 => raw::ghash_vpclmulqdq_avx512,
             _ => return,
         };
-        f(&powers, &mut a, data, len);
+        f(powers, &mut a, data, len);
         acc.cast::<[u8; 16]>().write_unaligned(a);
     }
 }
@@ -395,7 +389,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
     // SAFETY: per this function's contract.
     unsafe {
         let keys = &*rk.cast::<RoundKeyBytes>();
-        let powers = powers_from(powers);
+        let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
         let f = match (driver, decrypt != 0) {
             (0, false) => raw::gcm_seal_vaes_avx2,
@@ -408,7 +402,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
         };
         let mut t = [0u8; 16];
         f(
-            keys, rounds, &powers, &j0, aad, aad_len, src, dst, len, &mut t,
+            keys, rounds, powers, &j0, aad, aad_len, src, dst, len, &mut t,
         );
         tag.cast::<[u8; 16]>().write_unaligned(t);
     }
@@ -443,7 +437,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
     // SAFETY: per this function's contract; both pieces of each input stay in bounds.
     unsafe {
         let keys = &*rk.cast::<RoundKeyBytes>();
-        let powers = powers_from(powers);
+        let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
         let (ghash, crypt) = match (driver, decrypt != 0) {
             (0, false) => (
@@ -473,14 +467,14 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             _ => return,
         };
         let mut acc = [0u8; 16];
-        ghash(&powers, &mut acc, aad, aad_first);
-        ghash(&powers, &mut acc, aad.add(aad_first), aad_len - aad_first);
+        ghash(powers, &mut acc, aad, aad_first);
+        ghash(powers, &mut acc, aad.add(aad_first), aad_len - aad_first);
         let mut ctr = u128::from_be_bytes(j0).wrapping_add(1).to_be_bytes();
-        crypt(keys, rounds, &powers, &mut ctr, &mut acc, src, dst, first);
+        crypt(keys, rounds, powers, &mut ctr, &mut acc, src, dst, first);
         crypt(
             keys,
             rounds,
-            &powers,
+            powers,
             &mut ctr,
             &mut acc,
             src.add(first),
@@ -488,7 +482,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             len - first,
         );
         let lens = cryptoreg_algos::gcm_util::gcm_len_block(aad_len as u64, len as u64);
-        ghash(&powers, &mut acc, lens.as_ptr(), 16);
+        ghash(powers, &mut acc, lens.as_ptr(), 16);
         let mut ek = j0;
         raw::encrypt_block_aesni(keys, rounds, &mut ek);
         for (a, e) in acc.iter_mut().zip(ek) {
