@@ -37,6 +37,7 @@ const GROUP: usize = AGG_BLOCKS * 16;
 /// `gh` may equal `src` (decryption: every load of `src` happens before the stores to
 /// `dst`, and in place `dst == src` is stored vector by vector after its own load).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool>(
     k: &[V; 15],
     powers: &GhashPowers,

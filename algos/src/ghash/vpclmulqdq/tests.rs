@@ -55,7 +55,7 @@ fn standard_vectors() {
 
 #[test]
 fn differential_against_generic() {
-    let mut rng = ChaCha20Rng::seed_from_u64(0x6768_6173_68);
+    let mut rng = ChaCha20Rng::seed_from_u64(0x0067_6861_7368);
     for (name, ctor) in runnable("ghash differential") {
         for iter in 0..600 {
             let key: [u8; 16] = match iter {
