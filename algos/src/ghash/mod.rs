@@ -19,6 +19,8 @@
 //! Drivers: [`generic`] (`ghash-generic`, 100, portable constant-time) and, on x86-64,
 //! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ).
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod clmulni;
 pub mod generic;
 
 use std::sync::Arc;
