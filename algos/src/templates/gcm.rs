@@ -85,6 +85,14 @@ fn pad_len(len: u64) -> usize {
     (BLOCK - (len % BLOCK as u64) as usize) % BLOCK
 }
 
+/// A one-shot request under way: E(K, J0), the first text counter block (both wiped on
+/// drop) and the live GHASH state.
+type OneShot = (
+    Zeroizing<[u8; BLOCK]>,
+    Zeroizing<[u8; BLOCK]>,
+    Box<dyn HashState>,
+);
+
 /// GCM over a CTR skcipher and a GHASH hash (the kernel's `gcm_base`).
 pub struct GcmBase {
     /// The instance's driver name, for errors.
@@ -201,11 +209,7 @@ impl GcmBase {
         aad: &[u8],
         text: usize,
         authsize: usize,
-    ) -> Result<(
-        Zeroizing<[u8; BLOCK]>,
-        Zeroizing<[u8; BLOCK]>,
-        Box<dyn HashState>,
-    )> {
+    ) -> Result<OneShot> {
         let lens = AeadLens {
             aad: aad.len(),
             text,

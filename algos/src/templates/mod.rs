@@ -28,6 +28,8 @@ pub mod rfc4106;
 pub mod xts;
 
 #[cfg(test)]
+mod gcm_tests;
+#[cfg(test)]
 mod kat;
 #[cfg(test)]
 mod tests;
