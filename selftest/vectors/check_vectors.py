@@ -1,13 +1,6 @@
 #!/usr/bin/env python3
 """Cross-checks every known-answer vector in this folder against OpenSSL.
 
-AEAD files (`kind = "aead"`): gcm(aes) vectors are sealed and opened with OpenSSL's GCM
-(the tag compared as the leading `len(tag)` bytes of the full tag, which is what a
-truncated GCM tag is), `fail = true` vectors must be refused; rfc4106(gcm(aes)) vectors are
-checked the same way after splitting the key into AES key || salt and building the GCM
-nonce salt || IV (RFC 4106 section 4), and their AAD must be 8 or 12 bytes (SPI || sequence
-number or extended sequence number: the API's layout, without the kernel's repeated IV).
-
 A development aid, not part of the build: the Rust crate embeds the *.toml files with
 `include_str!` and its unit tests only check that they parse and are self-consistent.
 This script checks that they are *right*: every vector is encrypted and decrypted with
@@ -17,6 +10,13 @@ AES-ECB (IEEE 1619-2007 section 5.3, ciphertext stealing included), which is als
 only check possible for IEEE vector 1: its two key halves are equal, which SP 800-38E
 forbids, so OpenSSL (like our drivers) refuses that key and the file records the vector
 as an expected key rejection.
+
+AEAD files (`kind = "aead"`): gcm(aes) vectors are sealed and opened with OpenSSL's GCM
+(the tag compared as the leading `len(tag)` bytes of the full tag, which is what a
+truncated GCM tag is), `fail = true` vectors must be refused; rfc4106(gcm(aes)) vectors are
+checked the same way after splitting the key into AES key || salt and building the GCM
+nonce salt || IV (RFC 4106 section 4), and their AAD must be 8 or 12 bytes (SPI || sequence
+number or extended sequence number: the API's layout, without the kernel's repeated IV).
 
 Run it after editing a vector file:
 
@@ -97,6 +97,33 @@ def xts_reference(key, tweak_in, data, encrypt):
         out.append(one(cc, tweaks[m - 1], False))
         out.append(pp[:r])
     return b"".join(out)
+
+
+def ghash_reference(h, msg):
+    """GHASH per SP 800-38D Algorithm 1 on Python integers, the last block zero-padded
+    (the kernel's ghash-generic semantics: no length block)."""
+    r = 0xE1 << 120
+    hh = int.from_bytes(h, "big")
+    y = 0
+    for i in range(0, len(msg), 16):
+        x = y ^ int.from_bytes(msg[i : i + 16].ljust(16, b"\0"), "big")
+        z, v = 0, hh
+        for bit in range(127, -1, -1):
+            if (x >> bit) & 1:
+                z ^= v
+            v = (v >> 1) ^ r if v & 1 else v >> 1
+        y = z
+    return y.to_bytes(16, "big")
+
+
+def check_hash_vector(alg, v):
+    key = unhex(v.get("key", ""))
+    msg = unhex(v["message"])
+    digest = unhex(v["digest"])
+    if alg != "ghash":
+        return [f"no checker for hash algorithm {alg!r}"]
+    got = ghash_reference(key, msg)
+    return [] if got == digest else [f"ghash: got {got.hex()} want {digest.hex()}"]
 
 
 def check_vector(alg, v):
@@ -212,8 +239,10 @@ def main():
         alg = doc["algorithm"]
         for v in doc["vector"]:
             total += 1
-            if doc.get("kind", "cipher") == "aead":
+            if doc.get("kind") == "aead":
                 problems = check_aead_vector(alg, v)
+            elif doc.get("kind") == "hash":
+                problems = check_hash_vector(alg, v)
             else:
                 problems = check_vector(alg, v)
             status = "ok  " if not problems else "FAIL"

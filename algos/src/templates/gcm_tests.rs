@@ -561,3 +561,27 @@ fn reference_ghash_multiplies_right() {
         0xe108_9119_a22a_b33b_c4d5_e6f7_8091_a2b3
     );
 }
+
+fn registered(driver: &str) -> DriverInfo {
+    cryptoreg_registry::inventory::iter::<AlgDef>
+        .into_iter()
+        .find(|d| d.driver() == driver)
+        .unwrap_or_else(|| panic!("{driver} is not registered"))
+        .to_info()
+}
+
+/// The reference the self-tests use, `gcm_base(ctr(aes-generic),ghash-generic)` over the
+/// registered records, on every known answer.
+#[test]
+fn over_the_registered_generic_drivers() {
+    let ctr = ctr::create(&[as_child(&registered("aes-generic"))]).unwrap();
+    let inst = gcm::create_base(&[as_child(&ctr), as_child(&registered("ghash-generic"))]).unwrap();
+    assert_eq!(inst.driver(), "gcm_base(ctr(aes-generic),ghash-generic)");
+    assert_eq!(inst.base_priority(), 100);
+    run_vectors(inst.clone(), "gcm(aes)", 20);
+    run_vectors(
+        rfc4106::create(&[as_child(&inst)]).unwrap(),
+        "rfc4106(gcm(aes))",
+        17,
+    );
+}
