@@ -20,6 +20,8 @@
 //! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ), `vpclmulqdq` (`ghash-vpclmulqdq-avx2`,
 //! 600, ymm; `ghash-vpclmulqdq-avx512`, 800, zmm, `uses_zmm`).
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod clmulni;
 pub mod generic;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vpclmulqdq;

@@ -55,6 +55,12 @@ cpu_token!(
 );
 
 cpu_token!(
+    /// AES-NI and PCLMULQDQ on xmm with SSSE3: `gcm-aes-aesni` (AES-CTR and GHASH
+    /// stitched in one loop).
+    AesNiPclmul = [Aes, Pclmulqdq, Ssse3, Sse2]
+);
+
+cpu_token!(
     /// VPCLMULQDQ on ymm with AVX2 (VEX encoding): `ghash-vpclmulqdq-avx2`.
     VpclmulAvx2 = [Avx2, Vpclmulqdq]
 );
@@ -76,7 +82,7 @@ macro_rules! implies_aesni {
     )*};
 }
 
-implies_aesni!(VaesAvx2, VaesAvx10);
+implies_aesni!(VaesAvx2, VaesAvx10, AesNiPclmul);
 
 #[cfg(test)]
 mod tests {
@@ -87,11 +93,14 @@ mod tests {
     fn tokens_refuse_a_masked_feature_each() {
         let host = HostFeatures::detect();
         type Make = fn(&HostFeatures) -> Result<()>;
-        let tokens: [(&[Feature], Make); 6] = [
+        let tokens: [(&[Feature], Make); 7] = [
             (AesNi::FEATURES, |h| AesNi::new(h, "t").map(|_| ())),
             (VaesAvx2::FEATURES, |h| VaesAvx2::new(h, "t").map(|_| ())),
             (VaesAvx10::FEATURES, |h| VaesAvx10::new(h, "t").map(|_| ())),
             (Pclmul::FEATURES, |h| Pclmul::new(h, "t").map(|_| ())),
+            (AesNiPclmul::FEATURES, |h| {
+                AesNiPclmul::new(h, "t").map(|_| ())
+            }),
             (VpclmulAvx2::FEATURES, |h| {
                 VpclmulAvx2::new(h, "t").map(|_| ())
             }),

@@ -102,7 +102,7 @@ impl GcmVaes {
 
     /// Runs a streaming entry over one run of text.
     fn crypt(&self, decrypt: bool, state: &mut AeadState, data: InOut<'_>) {
-        let mut io = raw(data);
+        let mut io = RawInOut::from_inout(data);
         let f = self.crypt_fn(decrypt);
         let mut ctr: [u8; 16] = *field(state, CTR);
         let (len, dst) = (io.len(), io.dst());
@@ -160,14 +160,6 @@ impl GcmVaes {
             )
         };
         Ok(())
-    }
-}
-
-/// The registry's run as the kernels' raw pointers.
-fn raw(io: InOut<'_>) -> RawInOut<'_> {
-    match io {
-        InOut::InPlace(b) => RawInOut::in_place(b),
-        InOut::Split { src, dst } => RawInOut::split(src, dst),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Tests of the stitched `gcm-aes-vaes-*` drivers: the GCM specification's test cases, and
+//! Tests of the stitched `gcm-aes-vaes-*` drivers: the GCM specification's test cases
+//! (`selftest/vectors/gcm_aes.toml`), and
 //! a differential test against a plain GCM composed here from `aes-generic` and a bitwise
 //! GF(2^128) multiply (SP 800-38D, Algorithm 1) — random key sizes, AAD and text lengths
 //! (0..2000, block and group boundaries favoured), every tag size, one-shot and streaming
@@ -75,89 +76,77 @@ fn ref_seal(key: &[u8], nonce: &[u8; 12], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u
     (ct, tag)
 }
 
-/// The GCM specification's test cases (McGrew and Viega, "The Galois/Counter Mode of
-/// Operation", Appendix B) with 96-bit IVs: (case, key, IV, plaintext, AAD, ciphertext,
-/// tag). Kept here until `selftest/vectors/gcm_aes.toml` lands.
-const SPEC: &[(&str, &str, &str, &str, &str, &str, &str)] = &[
-    ("1", "00000000000000000000000000000000", "000000000000000000000000", "", "", "",
-     "58e2fccefa7e3061367f1d57a4e7455a"),
-    ("2", "00000000000000000000000000000000", "000000000000000000000000",
-     "00000000000000000000000000000000", "", "0388dace60b6a392f328c2b971b2fe78",
-     "ab6e47d42cec13bdf53a67b21257bddf"),
-    ("3", "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
-     "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255",
-     "",
-     "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985",
-     "4d5c2af327cd64a62cf35abd2ba6fab4"),
-    ("4", "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
-     "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
-     "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-     "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091",
-     "5bc94fbc3221a5db94fae95ae7121a47"),
-    ("7", "000000000000000000000000000000000000000000000000", "000000000000000000000000", "", "", "",
-     "cd33b28ac773f74ba00ed1f312572435"),
-    ("8", "000000000000000000000000000000000000000000000000", "000000000000000000000000",
-     "00000000000000000000000000000000", "", "98e7247c07f0fe411c267e4384b0f600",
-     "2ff58d80033927ab8ef4d4587514f0fb"),
-    ("10", "feffe9928665731c6d6a8f9467308308feffe9928665731c", "cafebabefacedbaddecaf888",
-     "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
-     "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-     "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710",
-     "2519498e80f1478f37ba55bd6d27618c"),
-    ("13", "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000",
-     "", "", "", "530f8afbc74536b9a963b4f1c4cb738b"),
-    ("14", "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000",
-     "00000000000000000000000000000000", "", "cea7403d4d606b6e074ec5d3baf39d18",
-     "d0d1c8a799996bf0265b98b5d48ab919"),
-    ("16", "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
-     "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
-     "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-     "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662",
-     "76fc6ece0f4e1768cddf8853bb2d551b"),
-];
-
-fn h(s: &str) -> Vec<u8> {
-    hex::decode(s).unwrap()
+/// The known answers of `selftest/vectors/gcm_aes.toml` (the GCM specification's test
+/// cases with 96-bit IVs, truncated tags, inauthentic inputs).
+fn spec() -> Vec<cryptoreg_selftest::AeadVector> {
+    crate::test_vectors::aead("gcm(aes)", 20)
 }
 
 #[test]
 fn reference_matches_the_spec() {
-    for &(case, k, iv, p, a, c, t) in SPEC {
-        let (ct, tag) = ref_seal(&h(k), &h(iv).try_into().unwrap(), &h(a), &h(p));
-        assert_eq!(hex::encode(ct), c, "case {case}");
-        assert_eq!(hex::encode(tag), t, "case {case}");
+    for v in spec().iter().filter(|v| !v.fail) {
+        let (ct, tag) = ref_seal(
+            &v.key,
+            &v.nonce[..].try_into().unwrap(),
+            &v.aad,
+            &v.plaintext,
+        );
+        assert_eq!(ct, v.ciphertext, "{}", v.source);
+        assert_eq!(tag[..v.tag.len()], v.tag[..], "{}", v.source);
     }
 }
 
 #[test]
 fn spec_test_cases_every_width() {
-    let widths = runnable("gcm spec");
-    assert!(!widths.is_empty() || !cfg!(target_feature = "vaes"));
-    for (w, name) in widths {
-        for &(case, k, iv, p, a, c, t) in SPEC {
-            let d = driver(w, &h(k));
-            let mut data = h(p);
-            let mut tag = [0u8; 16];
-            d.seal(&h(iv), &h(a), &mut data, &mut tag).unwrap();
-            assert_eq!(hex::encode(&data), c, "{name} case {case}");
-            assert_eq!(hex::encode(tag), t, "{name} case {case}");
-            d.open(&h(iv), &h(a), &mut data, &tag).unwrap();
-            assert_eq!(hex::encode(&data), p, "{name} case {case} open");
-            let mut data = h(p);
-            let mut tag = [0u8; 16];
+    for (w, name) in runnable("gcm spec") {
+        for v in spec() {
+            let what = format!("{name}: {}", v.source);
+            let d = driver(w, &v.key);
+            if v.fail {
+                let mut data = v.ciphertext.clone();
+                let r = d.open(&v.nonce, &v.aad, &mut data, &v.tag);
+                assert!(matches!(r, Err(Error::BadMessage)), "{what}: {r:?}");
+                assert!(data.iter().all(|&b| b == 0), "{what}: not wiped");
+                let mut data = v.ciphertext.clone();
+                let mut tag = v.tag.clone();
+                let r = streaming(
+                    &d,
+                    true,
+                    &v.nonce,
+                    &v.aad,
+                    &mut data,
+                    None,
+                    &mut tag,
+                    &mut [16],
+                );
+                assert!(
+                    matches!(r, Err(Error::BadMessage)),
+                    "{what}: streaming {r:?}"
+                );
+                continue;
+            }
+            let mut data = v.plaintext.clone();
+            let mut tag = vec![0u8; v.tag.len()];
+            d.seal(&v.nonce, &v.aad, &mut data, &mut tag).unwrap();
+            assert_eq!(data, v.ciphertext, "{what}");
+            assert_eq!(tag, v.tag, "{what}");
+            d.open(&v.nonce, &v.aad, &mut data, &tag).unwrap();
+            assert_eq!(data, v.plaintext, "{what}: open");
+            let mut data = v.plaintext.clone();
+            let mut tag = vec![0u8; v.tag.len()];
             streaming(
                 &d,
                 false,
-                &h(iv),
-                &h(a),
+                &v.nonce,
+                &v.aad,
                 &mut data,
                 None,
                 &mut tag,
-                &mut [16, 16, 16],
+                &mut [16, 32],
             )
             .unwrap();
-            assert_eq!(hex::encode(&data), c, "{name} case {case} streaming");
-            assert_eq!(hex::encode(tag), t, "{name} case {case} streaming");
+            assert_eq!(data, v.ciphertext, "{what}: streaming");
+            assert_eq!(tag, v.tag, "{what}: streaming");
         }
     }
 }
