@@ -245,8 +245,14 @@ pub(crate) unsafe fn ghash_update<V: SimdVec, const N: usize>(
     len: usize,
 ) {
     // SAFETY: `p` advances through the `len` readable bytes; target features per this
-    // function's contract.
+    // function's contract (`V::Half` needs a subset of `V`'s).
     unsafe {
+        if len <= <V::Half as SimdVec>::BYTES {
+            // Short input (a typical AAD, a length block): the narrow type, no zmm.
+            let a = ghash_short::<V::Half>(powers, load_acc(acc), p, len);
+            store_acc(a, acc);
+            return;
+        }
         let mut a = load_acc::<V>(acc);
         let mut left = len;
         if left >= AGG_BLOCKS * 16 {
