@@ -1,12 +1,17 @@
-//! VAES + VPCLMULQDQ drivers for XTS and CTR at three vector widths from one generic core,
-//! as the kernel's `aes-xts-avx-x86_64.S` / `aes-ctr-avx-x86_64.S` serve AVX2, AVX10/256
-//! and AVX10/512 from one macro source.
+//! VAES + VPCLMULQDQ drivers for XTS, CTR and GCM at three vector widths from one generic
+//! core each, as the kernel's `aes-xts-avx-x86_64.S` / `aes-ctr-avx-x86_64.S` /
+//! `aes-gcm-avx10-x86_64.S` serve AVX2, AVX10/256 and AVX10/512 from one macro source.
 //!
 //! | driver | algorithm | priority | registers |
 //! | --- | --- | --- | --- |
-//! | `xts-aes-vaes-avx2`, `ctr-aes-vaes-avx2` | `xts(aes)`, `ctr(aes)` | 600 | ymm, VEX |
-//! | `xts-aes-vaes-avx10_256`, `ctr-aes-vaes-avx10_256` | | 700 | ymm + AVX-512 masks |
-//! | `xts-aes-vaes-avx10_512`, `ctr-aes-vaes-avx10_512` | | 800 (`uses_zmm`) | zmm |
+//! | `xts-aes-vaes-avx2`, `ctr-aes-vaes-avx2`, `gcm-aes-vaes-avx2` | `xts(aes)`, `ctr(aes)`, `gcm(aes)` | 600 | ymm, VEX |
+//! | `xts-aes-vaes-avx10_256`, `ctr-aes-vaes-avx10_256`, `gcm-aes-vaes-avx10_256` | | 700 | ymm + AVX-512 masks |
+//! | `xts-aes-vaes-avx10_512`, `ctr-aes-vaes-avx10_512`, `gcm-aes-vaes-avx10_512` | | 800 (`uses_zmm`) | zmm |
+//!
+//! GCM: `gcm` is the stitched core (AES of the next 16 counter blocks interleaved with the
+//! GHASH of 16 ciphertext blocks, one reduction per 16 blocks, on the GHASH core of
+//! `ghash::vpclmulqdq`), `gcm_entry` its entries (streaming, and fused one-shot seal/open),
+//! `gcm_aead` the [`AeadImpl`](cryptoreg_registry::AeadImpl) driver.
 //!
 //! Layout: the vector types and their generic operations are the shared x86 layer's
 //! (`crate::x86::vector`: `Ymm<Vex>`, `Ymm<Evex>`, `Zmm`); `rounds` adds the AES-specific
