@@ -17,12 +17,15 @@
 //! * `cargo xtask ctgrind` — the constant-time check: the generic drivers under Valgrind
 //!   memcheck with secrets marked undefined, and a negative control that must fail.
 //! * `cargo xtask bench` — criterion benches.
+//! * `cargo xtask peers` — the AEADs against ring and aws-lc-rs (`benches/peers`, its own
+//!   workspace, which `ci` does not compile).
 
 mod asm;
 mod ctgrind;
 mod emu;
 mod fault_injection;
 mod package;
+mod peers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -101,7 +104,8 @@ fn main() -> ExitCode {
         Some("ctgrind") => ctgrind::run(&root()).map(|s| println!("{s}")),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|ctgrind|sync|bench>".to_string()),
+        Some("peers") => peers::run(&root(), &args[1..]),
+        _ => Err("usage: cargo xtask <ci|test|emu|asm|ctgrind|sync|bench|peers>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
