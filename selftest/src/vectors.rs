@@ -75,6 +75,7 @@ const EMBEDDED_FILES: &[(&str, &str)] = &[
         "vectors/xts_aes.toml",
         include_str!("../vectors/xts_aes.toml"),
     ),
+    ("vectors/ghash.toml", include_str!("../vectors/ghash.toml")),
 ];
 
 /// What a vector expects the driver to do.
@@ -516,9 +517,13 @@ mod tests {
         let set = VectorSet::embedded();
         assert_eq!(
             set.algorithms().collect::<Vec<_>>(),
-            ["aes", "cbc(aes)", "ctr(aes)", "ecb(aes)", "xts(aes)"]
+            ["aes", "cbc(aes)", "ctr(aes)", "ecb(aes)", "ghash", "xts(aes)"]
         );
-        for alg in set.algorithms() {
+        for v in set.get_hash("ghash").unwrap() {
+            // GHASH: the key is H, the digest the 16-byte accumulator.
+            assert_eq!((v.key.len(), v.digest.len()), (16, 16), "{}", v.source);
+        }
+        for alg in set.algorithms().filter(|a| set.get(a).is_some()) {
             for v in set.get(alg).unwrap() {
                 let what = format!("{alg}: {}", v.source);
                 assert!(expected_key_lens(alg).contains(&v.key.len()), "{what}: key");
@@ -598,6 +603,18 @@ mod tests {
         assert_eq!(by(1).expect, Expect::WeakKey);
         // Data unit sequence numbers are little-endian: vector 15's is 0x123456789a.
         assert_eq!(by(15).iv[..6], [0x9a, 0x78, 0x56, 0x34, 0x12, 0x00]);
+        // GHASH: the kernel's six testmgr.h vectors and GHASH(H, A, C) of GCM spec cases.
+        let ghash: Vec<&str> = set
+            .get_hash("ghash")
+            .unwrap()
+            .iter()
+            .map(|v| v.source.as_str())
+            .collect();
+        for n in 1..=6 {
+            let want = format!("Linux testmgr.h ghash_tv_template {n}");
+            assert!(ghash.contains(&want.as_str()), "{want}");
+        }
+        assert!(ghash.iter().filter(|s| s.starts_with("GCM spec")).count() >= 4);
     }
 
     #[test]

@@ -47,6 +47,13 @@ cpu_token!(
     VaesAvx10 = [Aes, Avx2, Vaes, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
 );
 
+cpu_token!(
+    /// PCLMULQDQ on xmm (SSE encoding) with SSSE3 for `PSHUFB` byte reflection: the
+    /// `clmul` module's 64-bit multiply and `ghash-clmulni`. Every CPU with PCLMULQDQ has
+    /// SSSE3, so asking for it costs nothing.
+    Pclmul = [Pclmulqdq, Ssse3, Sse2]
+);
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {
@@ -69,14 +76,17 @@ mod tests {
     #[test]
     fn tokens_refuse_a_masked_feature_each() {
         let host = HostFeatures::detect();
-        for features in [AesNi::FEATURES, VaesAvx2::FEATURES, VaesAvx10::FEATURES] {
+        type Make = fn(&HostFeatures) -> Result<()>;
+        let tokens: [(&[Feature], Make); 4] = [
+            (AesNi::FEATURES, |h| AesNi::new(h, "t").map(|_| ())),
+            (VaesAvx2::FEATURES, |h| VaesAvx2::new(h, "t").map(|_| ())),
+            (VaesAvx10::FEATURES, |h| VaesAvx10::new(h, "t").map(|_| ())),
+            (Pclmul::FEATURES, |h| Pclmul::new(h, "t").map(|_| ())),
+        ];
+        for (features, make) in tokens {
             for &f in features {
                 let masked = host.without(Features::of(&[f]));
-                let refused = match features.len() {
-                    2 => AesNi::new(&masked, "t").map(|_| ()),
-                    4 => VaesAvx2::new(&masked, "t").map(|_| ()),
-                    _ => VaesAvx10::new(&masked, "t").map(|_| ()),
-                };
+                let refused = make(&masked);
                 assert!(
                     matches!(refused, Err(Error::Unsupported { ref missing, .. }) if missing.contains(f.name())),
                     "{f} masked: {refused:?}"

@@ -28,6 +28,7 @@ fn every_expected_driver_is_registered() {
     concrete.sort();
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
+    want.extend(GHASH_GCM);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
     }
@@ -68,6 +69,9 @@ fn every_runnable_driver_passes_the_full_self_test() {
         assert_eq!(e.state, "passed", "{d}");
     }
 }
+
+/// The GHASH and AES-GCM ladder (issue 8).
+const GHASH_GCM: &[&str] = &["ghash-clmulni", "ghash-generic"];
 
 /// The VAES ladder: XTS and CTR at three vector widths.
 const VAES: &[&str] = &[
