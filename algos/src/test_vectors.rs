@@ -76,3 +76,15 @@ pub(crate) fn check_refused(drv: &mut dyn SkcipherImpl, v: &Vector) {
         }
     }
 }
+
+/// The AEAD vectors of `algorithm` (authentic and `fail` ones); at least `min`.
+pub(crate) fn aead(algorithm: &str, min: usize) -> Vec<cryptoreg_selftest::AeadVector> {
+    let set = VectorSet::embedded();
+    let v = set.get_aead(algorithm).unwrap_or_default().to_vec();
+    assert!(
+        v.len() >= min,
+        "{algorithm}: {} embedded AEAD vectors, the test expects at least {min}",
+        v.len()
+    );
+    v
+}

@@ -427,6 +427,13 @@ pub struct Template {
     /// priority derived from the children's, sizes and factory. The registry records it
     /// as returned.
     pub create: fn(children: &[Child]) -> Result<DriverInfo>,
+    /// `None` for an ordinary template. `Some(f)` makes the template another spelling of
+    /// a name with more children than arguments, as the kernel's `gcm` template is:
+    /// `gcm(X)` is resolved as `f(["X"])` = `gcm_base(ctr(X),ghash)` (two children from one
+    /// argument, which `child_request` cannot express). The registry then resolves the
+    /// returned name instead (it must be a call of another template) and never calls
+    /// `child_request` or `create`; `child_types` still fixes the number of arguments.
+    pub rewrite: Option<fn(args: &[&str]) -> String>,
 }
 
 inventory::collect!(Template);

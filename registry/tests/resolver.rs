@@ -352,3 +352,48 @@ fn proc_listing_names_every_driver() {
     }
     assert!(text.contains("selftest     : passed"));
 }
+
+// A template that is another spelling, as the kernel's `gcm(X)` is `gcm_base(ctr(X),ghash)`,
+// and a broken one that rewrites a name into itself.
+inventory::submit! {
+    Template {
+        name: "wrapalias",
+        child_request: |arg| arg.to_string(),
+        child_types: &[AlgType::Cipher],
+        create: |_| Err(Error::NotFound("never called for a rewriting template".into())),
+        rewrite: Some(|args| format!("wrap({})", args[0])),
+    }
+}
+inventory::submit! {
+    Template {
+        name: "selfloop",
+        child_request: |arg| arg.to_string(),
+        child_types: &[AlgType::Cipher],
+        create: |_| Err(Error::NotFound("never called for a rewriting template".into())),
+        rewrite: Some(|args| format!("selfloop({})", args[0])),
+    }
+}
+
+#[test]
+fn a_rewriting_template_resolves_as_the_name_it_stands_for() {
+    let reg = boot(NO_512);
+    // `wrapalias(toy)` is served by the instance `wrap(toy)` would get, under its own name.
+    let inst = reg.resolve("wrapalias(toy)").unwrap();
+    assert_eq!(inst.driver(), "wrap(toy-aesni)");
+    assert_eq!(inst.name(), "wrap(toy)");
+    assert_eq!(
+        reg.resolve("wrapalias(toy-generic)").unwrap().driver(),
+        "wrap(toy-generic)"
+    );
+    let mut h = reg.alloc_skcipher("wrapalias(toy)").unwrap();
+    h.set_key(&[3; 16]).unwrap();
+    // Arity still checked; a rewrite into itself is refused, not followed forever.
+    assert!(matches!(
+        reg.resolve("wrapalias(toy,toy)"),
+        Err(Error::NotFound(_))
+    ));
+    match reg.resolve("selfloop(toy)") {
+        Err(Error::NotFound(m)) => assert!(m.contains("not a call of another template"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -14,6 +14,8 @@
 //! * `{op} unexpectedly succeeded on "{vector}"; expected={Kind}`
 //! * `{op} test failed (panicked: {message}) on "{vector}"`
 //! * `{op} test failed (output not wiped after BadMessage) on "{vector}"` (AEAD open)
+//! * `{op} test failed (output written by a refused request) on "{vector}"` (AEAD open with
+//!   a truncated tag)
 //!
 //! followed by `; cfg="{TestConfig}"` and, for randomized cases, `; seed=0x{16 hex}`, the
 //! case seed that `cryptoctl selftest --driver D --seed S` replays. `{op}` is `setkey`,
@@ -67,6 +69,9 @@ pub(crate) enum Problem {
     Panicked(String),
     /// A failed AEAD open left bytes other than zeros in an output piece.
     PlaintextLeft,
+    /// A request refused before it started (a tag buffer of the wrong length) wrote to its
+    /// output anyway.
+    OutputWritten,
 }
 
 /// The outcome of one operation on the driver under test: its result, or the message of
@@ -188,6 +193,9 @@ pub(crate) fn failure_line(
         }
         Problem::PlaintextLeft => format!(
             "selftest: {ty}: {driver} {op} test failed (output not wiped after BadMessage) on \"{vector}\""
+        ),
+        Problem::OutputWritten => format!(
+            "selftest: {ty}: {driver} {op} test failed (output written by a refused request) on \"{vector}\""
         ),
         Problem::UnexpectedSuccess { expected } => {
             format!("selftest: {ty}: {driver} {op} unexpectedly succeeded on \"{vector}\"; expected={expected}")

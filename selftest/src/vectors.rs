@@ -76,6 +76,14 @@ const EMBEDDED_FILES: &[(&str, &str)] = &[
         include_str!("../vectors/xts_aes.toml"),
     ),
     ("vectors/ghash.toml", include_str!("../vectors/ghash.toml")),
+    (
+        "vectors/gcm_aes.toml",
+        include_str!("../vectors/gcm_aes.toml"),
+    ),
+    (
+        "vectors/rfc4106_gcm_aes.toml",
+        include_str!("../vectors/rfc4106_gcm_aes.toml"),
+    ),
 ];
 
 /// What a vector expects the driver to do.
@@ -517,7 +525,16 @@ mod tests {
         let set = VectorSet::embedded();
         assert_eq!(
             set.algorithms().collect::<Vec<_>>(),
-            ["aes", "cbc(aes)", "ctr(aes)", "ecb(aes)", "ghash", "xts(aes)"]
+            [
+                "aes",
+                "cbc(aes)",
+                "ctr(aes)",
+                "ecb(aes)",
+                "gcm(aes)",
+                "ghash",
+                "rfc4106(gcm(aes))",
+                "xts(aes)"
+            ]
         );
         for v in set.get_hash("ghash").unwrap() {
             // GHASH: the key is H, the digest the 16-byte accumulator.
@@ -554,6 +571,51 @@ mod tests {
                     assert_eq!(v.expect, Expect::Ok, "{what}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn aead_vectors_are_consistent() {
+        let set = VectorSet::embedded();
+        for (alg, key_lens, nonce, tags, aads) in [
+            (
+                "gcm(aes)",
+                &[16, 24, 32][..],
+                12,
+                &[4, 8, 12, 13, 14, 15, 16][..],
+                None,
+            ),
+            (
+                "rfc4106(gcm(aes))",
+                &[20, 28, 36][..],
+                8,
+                &[8, 12, 16][..],
+                Some(&[8, 12][..]),
+            ),
+        ] {
+            let vs = set.get_aead(alg).unwrap();
+            assert_eq!(
+                set.generic_driver(alg),
+                Some(match alg {
+                    "gcm(aes)" => "gcm_base(ctr(aes-generic),ghash-generic)",
+                    _ => "rfc4106(gcm_base(ctr(aes-generic),ghash-generic))",
+                })
+            );
+            for v in vs {
+                let what = format!("{alg}: {}", v.source);
+                assert!(key_lens.contains(&v.key.len()), "{what}: key");
+                assert_eq!(v.nonce.len(), nonce, "{what}: nonce");
+                assert!(tags.contains(&v.tag.len()), "{what}: tag");
+                if let Some(aads) = aads {
+                    assert!(aads.contains(&v.aad.len()), "{what}: aad");
+                }
+                if !v.fail {
+                    assert_eq!(v.plaintext.len(), v.ciphertext.len(), "{what}");
+                }
+            }
+            // Some inauthentic vectors, and some tags shorter than 16 bytes.
+            assert!(vs.iter().filter(|v| v.fail).count() >= 3, "{alg}");
+            assert!(vs.iter().any(|v| !v.fail && v.tag.len() < 16), "{alg}");
         }
     }
 
@@ -615,6 +677,35 @@ mod tests {
             assert!(ghash.contains(&want.as_str()), "{want}");
         }
         assert!(ghash.iter().filter(|s| s.starts_with("GCM spec")).count() >= 4);
+
+        // The GCM specification's cases with 96-bit IVs (the others are refused by design).
+        let gcm: Vec<&str> = set
+            .get_aead("gcm(aes)")
+            .unwrap()
+            .iter()
+            .map(|v| v.source.as_str())
+            .collect();
+        for n in [1, 2, 3, 4, 7, 8, 9, 10, 13, 14, 15, 16] {
+            let want = format!("Test Case {n} (AES-");
+            assert!(gcm.iter().any(|s| s.contains(&want)), "GCM spec case {n}");
+        }
+        for n in [5, 6, 11, 12, 17, 18] {
+            let unwanted = format!("Test Case {n} ");
+            assert!(!gcm.iter().any(|s| s.contains(&unwanted)), "case {n}");
+        }
+        let esp = set.get_aead("rfc4106(gcm(aes))").unwrap();
+        let draft = esp
+            .iter()
+            .filter(|v| v.source.starts_with("draft-mcgrew-gcm-test-01") && !v.fail)
+            .count();
+        let kernel = esp
+            .iter()
+            .filter(|v| {
+                v.source
+                    .starts_with("Linux testmgr.h aes_gcm_rfc4106_tv_template")
+            })
+            .count();
+        assert!(draft >= 5 && kernel >= 7, "{draft} {kernel}");
     }
 
     #[test]

@@ -11,6 +11,13 @@ only check possible for IEEE vector 1: its two key halves are equal, which SP 80
 forbids, so OpenSSL (like our drivers) refuses that key and the file records the vector
 as an expected key rejection.
 
+AEAD files (`kind = "aead"`): gcm(aes) vectors are sealed and opened with OpenSSL's GCM
+(the tag compared as the leading `len(tag)` bytes of the full tag, which is what a
+truncated GCM tag is), `fail = true` vectors must be refused; rfc4106(gcm(aes)) vectors are
+checked the same way after splitting the key into AES key || salt and building the GCM
+nonce salt || IV (RFC 4106 section 4), and their AAD must be 8 or 12 bytes (SPI || sequence
+number or extended sequence number: the API's layout, without the kernel's repeated IV).
+
 Run it after editing a vector file:
 
     python3 selftest/vectors/check_vectors.py
@@ -22,6 +29,7 @@ import pathlib
 import sys
 import tomllib
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -163,6 +171,66 @@ def check_vector(alg, v):
     return problems
 
 
+def gcm_seal(key, nonce, aad, pt):
+    enc = Cipher(algorithms.AES(key), modes.GCM(nonce)).encryptor()
+    enc.authenticate_additional_data(aad)
+    ct = enc.update(pt) + enc.finalize()
+    return ct, enc.tag
+
+
+def gcm_open(key, nonce, aad, ct, tag):
+    """The plaintext, or None when OpenSSL refuses the tag (any length from 4 bytes)."""
+    dec = Cipher(algorithms.AES(key), modes.GCM(nonce, tag, min_tag_length=4)).decryptor()
+    dec.authenticate_additional_data(aad)
+    try:
+        return dec.update(ct) + dec.finalize()
+    except InvalidTag:
+        return None
+
+
+def check_aead_vector(alg, v):
+    key = unhex(v["key"])
+    nonce = unhex(v["nonce"])
+    aad = unhex(v.get("aad", ""))
+    pt = unhex(v.get("plaintext", ""))
+    ct = unhex(v["ciphertext"])
+    tag = unhex(v["tag"])
+    fail = v.get("fail", False)
+    problems = []
+    if alg == "rfc4106(gcm(aes))":
+        if len(key) not in (20, 28, 36):
+            problems.append(f"key of {len(key)} bytes: AES key || 4-byte salt expected")
+        if len(nonce) != 8:
+            problems.append(f"explicit IV of {len(nonce)} bytes, 8 expected")
+        if len(aad) not in (8, 12):
+            problems.append(f"AAD of {len(aad)} bytes: SPI || (E)SN is 8 or 12")
+        if len(tag) not in (8, 12, 16):
+            problems.append(f"ICV of {len(tag)} bytes: RFC 4106 allows 8, 12, 16")
+        key, nonce = key[:-4], key[-4:] + nonce
+    elif alg == "gcm(aes)":
+        if len(nonce) != 12:
+            problems.append(f"nonce of {len(nonce)} bytes: the drivers take 12")
+        if len(tag) not in (4, 8, 12, 13, 14, 15, 16):
+            problems.append(f"tag of {len(tag)} bytes is not a GCM authsize")
+    else:
+        return [f"no checker for AEAD algorithm {alg!r}"]
+    if problems:
+        return problems
+    opened = gcm_open(key, nonce, aad, ct, tag)
+    if fail:
+        if opened is not None:
+            problems.append("OpenSSL accepted a vector marked fail = true")
+        return problems
+    got_ct, full_tag = gcm_seal(key, nonce, aad, pt)
+    if got_ct != ct:
+        problems.append(f"openssl gcm encrypt: got {got_ct.hex()} want {ct.hex()}")
+    if full_tag[: len(tag)] != tag:
+        problems.append(f"openssl gcm tag: got {full_tag[: len(tag)].hex()} want {tag.hex()}")
+    if opened != pt:
+        problems.append("openssl gcm decrypt refused or gave another plaintext")
+    return problems
+
+
 def main():
     failed = 0
     total = 0
@@ -171,7 +239,9 @@ def main():
         alg = doc["algorithm"]
         for v in doc["vector"]:
             total += 1
-            if doc.get("kind") == "hash":
+            if doc.get("kind") == "aead":
+                problems = check_aead_vector(alg, v)
+            elif doc.get("kind") == "hash":
                 problems = check_hash_vector(alg, v)
             else:
                 problems = check_vector(alg, v)

@@ -79,5 +79,6 @@ inventory::submit! {
         child_request: cipher_child_request,
         child_types: &[AlgType::Cipher],
         create,
+        rewrite: None,
     }
 }

@@ -1,5 +1,7 @@
 //! The mode templates `ecb`, `cbc`, `ctr` and `xts`, built over any registered cipher (or,
-//! for `xts`, any ECB skcipher), with the kernel's derived names and priorities:
+//! for `xts`, any ECB skcipher), with the kernel's derived names and priorities, and the
+//! AEAD templates `gcm_base` / `gcm` (over a `ctr(aes)` and a `ghash`, see [`gcm`]) and
+//! `rfc4106` (over a `gcm(aes)`, see [`rfc4106`]):
 //!
 //! | request | child request | algorithm name | driver name, e.g. | priority |
 //! | --- | --- | --- | --- | --- |
@@ -7,6 +9,8 @@
 //! | `cbc(aes)` | `aes` | `cbc(aes)` | `cbc(aes-generic)` | child |
 //! | `ctr(aes)` | `aes` | `ctr(aes)` | `ctr(aes-generic)` | child |
 //! | `xts(aes)` | `ecb(aes)` | `xts(aes)` | `xts(ecb-aes-aesni)`, `xts(ecb(aes-generic))` | child |
+//! | `gcm(aes)` | `ctr(aes)`, `ghash` | `gcm(aes)` | `gcm_base(ctr(aes-generic),ghash-generic)` | (ctr + ghash) / 2 |
+//! | `rfc4106(gcm(aes))` | `gcm(aes)` | `rfc4106(gcm(aes))` | `rfc4106(gcm-aes-aesni)` | child |
 //!
 //! Each instance's factory builds fresh child instances, so every handle owns its own key
 //! schedule. The modes add no secret-dependent branches or indexes of their own, and wipe
@@ -19,8 +23,12 @@ pub mod cbc;
 pub(crate) mod common;
 pub mod ctr;
 pub mod ecb;
+pub mod gcm;
+pub mod rfc4106;
 pub mod xts;
 
+#[cfg(test)]
+mod gcm_tests;
 #[cfg(test)]
 mod kat;
 #[cfg(test)]
@@ -29,4 +37,6 @@ mod tests;
 pub use cbc::{cbc_over_cipher, Cbc};
 pub use ctr::{ctr_over_cipher, Ctr};
 pub use ecb::{ecb_over_cipher, Ecb};
+pub use gcm::{gcm_over, GcmBase};
+pub use rfc4106::Rfc4106;
 pub use xts::{xts_over_cipher, Xts};

@@ -279,5 +279,6 @@ inventory::submit! {
         child_request,
         child_types: &[AlgType::Skcipher],
         create,
+        rewrite: None,
     }
 }

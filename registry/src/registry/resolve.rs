@@ -62,6 +62,19 @@ impl Registry {
         if args.len() != tmpl.child_types.len() {
             return Some(Err(Error::NotFound(name.to_string())));
         }
+        if let Some(rewrite) = tmpl.rewrite {
+            // Another spelling (`gcm(X)` is `gcm_base(ctr(X),ghash)`): build that instance.
+            // A rewrite must name a different template, and chains are bounded by depth.
+            let target = rewrite(&args);
+            let other = parse_template_call(&target).map(|(t, _)| t);
+            if depth > crate::names::MAX_DEPTH || other.is_none() || other == Some(tmpl_name) {
+                return Some(Err(Error::NotFound(format!(
+                    "{name}: template {tmpl_name} rewrites it to {target:?}, not a call of \
+                     another template"
+                ))));
+            }
+            return self.template_instance(&target, depth + 1);
+        }
         loop {
             let generation = self.inner.lock().generation;
             let mut children = Vec::with_capacity(args.len());

@@ -189,6 +189,7 @@ inventory::submit! {
         child_request: |arg| arg.to_string(),
         child_types: &[AlgType::Cipher],
         create: create_wrap,
+        rewrite: None,
     }
 }
 

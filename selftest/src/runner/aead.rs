@@ -8,8 +8,17 @@
 //! reference takes, a random valid authsize (`set_authsize`), random AAD and text lengths
 //! (favouring 0, block boundaries and small sizes), a random layout; the driver's seal
 //! must match the reference's contiguous seal, its open must give the plaintext back, and
-//! an inauthentic copy (one bit flipped in the AAD, the text or the tag) must fail with
-//! `BadMessage` with every output piece wiped.
+//! one inauthentic input per case must be refused:
+//!
+//! - one bit flipped in the AAD, the text or the tag, or a random ciphertext of the same
+//!   length with a random tag: `BadMessage`, with every output piece wiped (the reference
+//!   must refuse it too, else the case has nothing to ask: a short tag may collide);
+//! - the tag truncated (a tag buffer of 0 to authsize - 1 bytes): `InvalidTagLength`, and
+//!   the output untouched (the ciphertext still in place, the destination still poisoned).
+//!   Why that error and not `BadMessage`: the handle checks that the tag buffer is exactly
+//!   the authsize before the driver sees the request (the kernel's `crypto_aead_decrypt`
+//!   takes the tag length from the tfm, so a short tag cannot even be expressed there),
+//!   which also proves that nothing was decrypted.
 
 use std::sync::Arc;
 
@@ -242,22 +251,27 @@ fn probe(info: &DriverInfo, reference: &mut Aead) -> Option<AeadShape> {
 }
 
 /// Draws an AAD or text length up to `max`: 0 (one in five), small, a block multiple +-1,
-/// or anything up to `max`.
+/// or anything up to `max` (a block multiple + 1 above `max` is clamped to it).
 fn draw_len<R: Rng + ?Sized>(rng: &mut R, block: usize, max: usize) -> usize {
     match rng.gen_range(0..10) {
         0 | 1 => 0,
         2..=4 => rng.gen_range(1..=2 * block + 1),
-        5..=7 => (rng.gen_range(1..=max / block) * block + rng.gen_range(0..=2)).saturating_sub(1),
+        5..=7 => (rng.gen_range(1..=max / block) * block + rng.gen_range(0..=2))
+            .saturating_sub(1)
+            .min(max),
         _ => rng.gen_range(0..=max),
     }
 }
 
-/// Which part of an inauthentic input has a flipped bit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flip {
+/// The inauthentic input of a case: a flipped bit (its index) in one part, a tag cut to
+/// a length below the authsize, or a random ciphertext and tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Inauthentic {
     Aad(usize),
     Text(usize),
     Tag(usize),
+    TruncatedTag(usize),
+    Random { ciphertext: Vec<u8>, tag: Vec<u8> },
 }
 
 /// One randomized AEAD case, entirely determined by its seed.
@@ -268,7 +282,7 @@ struct RandomAeadCase {
     aad: Vec<u8>,
     plaintext: Vec<u8>,
     authsize: usize,
-    flip: Flip,
+    inauthentic: Inauthentic,
     cfg: AeadConfig,
 }
 
@@ -283,19 +297,24 @@ impl RandomAeadCase {
         };
         let alen = draw_len(&mut rng, shape.block, 512);
         let plen = draw_len(&mut rng, shape.block, 4096);
-        let mut bytes = |n: usize| {
+        let bytes = |rng: &mut ChaCha8Rng, n: usize| {
             let mut v = vec![0u8; n];
             rng.fill_bytes(&mut v);
             v
         };
-        let key = bytes(klen);
-        let nonce = bytes(shape.nonce_size);
-        let aad = bytes(alen);
-        let plaintext = bytes(plen);
-        let flip = match rng.gen_range(0..3) {
-            0 if alen > 0 => Flip::Aad(rng.gen_range(0..8 * alen)),
-            1 if plen > 0 => Flip::Text(rng.gen_range(0..8 * plen)),
-            _ => Flip::Tag(rng.gen_range(0..8 * authsize)),
+        let key = bytes(&mut rng, klen);
+        let nonce = bytes(&mut rng, shape.nonce_size);
+        let aad = bytes(&mut rng, alen);
+        let plaintext = bytes(&mut rng, plen);
+        let inauthentic = match rng.gen_range(0..8) {
+            0 | 1 if alen > 0 => Inauthentic::Aad(rng.gen_range(0..8 * alen)),
+            2 | 3 if plen > 0 => Inauthentic::Text(rng.gen_range(0..8 * plen)),
+            6 => Inauthentic::TruncatedTag(rng.gen_range(0..authsize)),
+            7 => Inauthentic::Random {
+                ciphertext: bytes(&mut rng, plen),
+                tag: bytes(&mut rng, authsize),
+            },
+            _ => Inauthentic::Tag(rng.gen_range(0..8 * authsize)),
         };
         let cfg = AeadConfig::generate(&mut rng);
         RandomAeadCase {
@@ -304,7 +323,7 @@ impl RandomAeadCase {
             aad,
             plaintext,
             authsize,
-            flip,
+            inauthentic,
             cfg,
         }
     }
@@ -320,12 +339,14 @@ impl RandomAeadCase {
     }
 
     fn describe_inauthentic(&self) -> String {
-        let (part, bit) = match self.flip {
-            Flip::Aad(b) => ("aad", b),
-            Flip::Text(b) => ("text", b),
-            Flip::Tag(b) => ("tag", b),
+        let what = match &self.inauthentic {
+            Inauthentic::Aad(b) => format!("flip=aad:{b}"),
+            Inauthentic::Text(b) => format!("flip=text:{b}"),
+            Inauthentic::Tag(b) => format!("flip=tag:{b}"),
+            Inauthentic::TruncatedTag(n) => format!("tag=truncated:{n}"),
+            Inauthentic::Random { .. } => "random=ciphertext+tag".to_string(),
         };
-        format!("{} novrfy=1 flip={part}:{bit}", self.describe())
+        format!("{} novrfy=1 {what}", self.describe())
     }
 }
 
@@ -439,27 +460,46 @@ fn run_case(
         return false;
     }
 
-    // The inauthentic copy: one flipped bit must be refused, by the reference too (with a
-    // short authsize a flip in the AAD or text may collide; then there is nothing to ask).
-    let (mut aad2, mut ct2, mut tag2) = (aad.clone(), ct.to_vec(), tag.to_vec());
-    match case.flip {
-        Flip::Aad(b) => flip_bit(&mut aad2, b),
-        Flip::Text(b) => flip_bit(&mut ct2, b),
-        Flip::Tag(b) => flip_bit(&mut tag2, b),
-    }
-    let mut plain = ct2.clone();
-    if reference.open(nonce, &aad2, &mut plain, &tag2).is_ok() {
-        return true;
-    }
+    // The inauthentic input (see the module docs).
     let desc = case.describe_inauthentic();
     let ctx = Case {
         vector: &desc,
         cfg: Some(&case.cfg),
         seed: Some(seed),
     };
+    let (mut aad2, mut ct2, mut tag2) = (aad.clone(), ct.to_vec(), tag.to_vec());
+    match &case.inauthentic {
+        Inauthentic::Aad(b) => flip_bit(&mut aad2, *b),
+        Inauthentic::Text(b) => flip_bit(&mut ct2, *b),
+        Inauthentic::Tag(b) => flip_bit(&mut tag2, *b),
+        Inauthentic::Random { ciphertext, tag } => (ct2, tag2) = (ciphertext.clone(), tag.clone()),
+        Inauthentic::TruncatedTag(n) => {
+            let short = &tag[..*n];
+            let got = attempt(|| open_cfg(drv, nonce, aad, ct, short, &case.cfg, &mut output));
+            let problem = judge(&Expected::refused("InvalidTagLength"), &got)
+                .or_else(|| untouched(&case.cfg, ct, &output));
+            return tally.check(TY, driver, Op::Decryption, problem, &ctx);
+        }
+    }
+    // The reference must refuse it too: with a short authsize a flip or a random tag may
+    // collide, and then there is nothing to ask.
+    let mut plain = ct2.clone();
+    if reference.open(nonce, &aad2, &mut plain, &tag2).is_ok() {
+        return true;
+    }
     let got = attempt(|| open_cfg(drv, nonce, &aad2, &ct2, &tag2, &case.cfg, &mut output));
     let problem = judge_refusal(&got, &output, ct2.len());
     tally.check(TY, driver, Op::Decryption, problem, &ctx)
+}
+
+/// Checks that a request refused before it started left its output as it was: the
+/// ciphertext in place, or the poisoned destination out of place.
+fn untouched(cfg: &AeadConfig, ct: &[u8], output: &[u8]) -> Option<Problem> {
+    let intact = match cfg.text.placement {
+        Placement::InPlace => output == ct,
+        Placement::OutOfPlace => output.len() == ct.len() && output.iter().all(|&b| b == POISON),
+    };
+    (!intact).then_some(Problem::OutputWritten)
 }
 
 /// The reference's contiguous seal: ciphertext followed by the tag.
@@ -500,9 +540,84 @@ mod tests {
         assert!(frac(&|c| c.plaintext.is_empty()) > 0.1);
         assert!(frac(&|c| !c.plaintext.is_empty() && c.plaintext.len() % 16 == 0) > 0.05);
         assert!(frac(&|c| c.authsize != 16) > 0.2);
-        assert!(frac(&|c| matches!(c.flip, Flip::Aad(_))) > 0.15);
-        assert!(frac(&|c| matches!(c.flip, Flip::Text(_))) > 0.15);
-        assert!(frac(&|c| matches!(c.flip, Flip::Tag(_))) > 0.15);
+        let kind = |f: fn(&Inauthentic) -> bool| frac(&|c: &RandomAeadCase| f(&c.inauthentic));
+        assert!(kind(|i| matches!(i, Inauthentic::Aad(_))) > 0.15);
+        assert!(kind(|i| matches!(i, Inauthentic::Text(_))) > 0.15);
+        assert!(kind(|i| matches!(i, Inauthentic::Tag(_))) > 0.15);
+        assert!(kind(|i| matches!(i, Inauthentic::TruncatedTag(_))) > 0.08);
+        assert!(kind(|i| matches!(i, Inauthentic::Random { .. })) > 0.08);
         assert!(cases.iter().all(|c| c.nonce.len() == 12));
+        for c in &cases {
+            match &c.inauthentic {
+                Inauthentic::TruncatedTag(n) => assert!(*n < c.authsize),
+                Inauthentic::Random { ciphertext, tag } => {
+                    assert_eq!(
+                        (ciphertext.len(), tag.len()),
+                        (c.plaintext.len(), c.authsize)
+                    );
+                }
+                Inauthentic::Aad(b) => assert!(*b < 8 * c.aad.len()),
+                Inauthentic::Text(b) => assert!(*b < 8 * c.plaintext.len()),
+                Inauthentic::Tag(b) => assert!(*b < 8 * c.authsize),
+            }
+        }
+        // An empty tag buffer is among the truncations.
+        assert!(cases
+            .iter()
+            .any(|c| c.inauthentic == Inauthentic::TruncatedTag(0)));
+    }
+
+    #[test]
+    fn lengths_favour_zero_small_and_block_boundaries() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let lens: Vec<usize> = (0..5000).map(|_| draw_len(&mut rng, 16, 4096)).collect();
+        let frac = |f: &dyn Fn(usize) -> bool| {
+            lens.iter().filter(|&&l| f(l)).count() as f64 / lens.len() as f64
+        };
+        assert!(lens.iter().all(|&l| l <= 4096));
+        assert!(frac(&|l| l == 0) > 0.15);
+        assert!(frac(&|l| l > 0 && l < 48) > 0.25);
+        assert!(frac(&|l| l > 0 && [15, 0, 1].contains(&(l % 16))) > 0.4);
+        assert!(frac(&|l| l > 512) > 0.3);
+    }
+
+    #[test]
+    fn a_refused_request_must_leave_its_output_alone() {
+        let ct = [1u8, 2, 3];
+        let mut in_place = AeadConfig::contiguous();
+        in_place.text.placement = Placement::InPlace;
+        assert_eq!(untouched(&in_place, &ct, &ct), None);
+        assert_eq!(
+            untouched(&in_place, &ct, &[0, 0, 0]),
+            Some(Problem::OutputWritten)
+        );
+        let mut oop = AeadConfig::contiguous();
+        oop.text.placement = Placement::OutOfPlace;
+        assert_eq!(untouched(&oop, &ct, &[POISON; 3]), None);
+        assert_eq!(
+            untouched(&oop, &ct, &[POISON, 0, POISON]),
+            Some(Problem::OutputWritten)
+        );
+        assert_eq!(
+            untouched(&oop, &ct, &[POISON; 2]),
+            Some(Problem::OutputWritten)
+        );
+    }
+
+    #[test]
+    fn inauthentic_descriptions_name_the_input() {
+        let s = shape();
+        let descs: Vec<String> = (0..400)
+            .map(|i| RandomAeadCase::generate(i, &s).describe_inauthentic())
+            .collect();
+        for want in [
+            "novrfy=1 flip=aad:",
+            "novrfy=1 flip=text:",
+            "novrfy=1 flip=tag:",
+            "novrfy=1 tag=truncated:",
+            "novrfy=1 random=ciphertext+tag",
+        ] {
+            assert!(descs.iter().any(|d| d.contains(want)), "{want}");
+        }
     }
 }
