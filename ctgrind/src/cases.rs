@@ -123,3 +123,45 @@ pub fn ghash_generic(reg: &Registry) -> Vec<Outcome> {
     };
     vec![run()]
 }
+
+/// `gcm(aes)` over the generic leaves (`gcm_base(ctr(aes-generic),ghash-generic)`):
+/// seal with the key, the AAD and the plaintext secret; open of the (public) ciphertext
+/// and tag with the key secret. Tag sizes 16 and 4, AAD of 0, 13 and 16 bytes.
+pub fn gcm_generic(reg: &Registry) -> Vec<Outcome> {
+    let driver = "gcm_base(ctr(aes-generic),ghash-generic)";
+    [16usize, 32]
+        .iter()
+        .map(|&klen| {
+            let what = format!("{driver} {}-bit key", klen * 8);
+            let mut a = reg.alloc_aead(driver).map_err(|e| err(&what, e))?;
+            a.set_key(&classify(bytes(klen as u64 + 300, klen)))
+                .map_err(|e| err(&what, e))?;
+            let nonce = bytes(12, a.nonce_size());
+            for authsize in [16, 4] {
+                a.set_authsize(authsize).map_err(|e| err(&what, e))?;
+                for (i, &len) in LENGTHS.iter().enumerate() {
+                    let aad = classify(bytes(len as u64, [0, 13, 16][i % 3]));
+                    let plain = bytes(len as u64 + 400, len);
+                    let mut data = classify(plain.clone());
+                    let mut tag = vec![0u8; authsize];
+                    a.seal(&nonce, &aad, &mut data, &mut tag)
+                        .map_err(|e| err(&what, e))?;
+                    declassify(&data);
+                    declassify(&tag);
+                    declassify(&aad);
+                    if len >= 16 && data == plain {
+                        return Err(format!("{what}: {len} bytes came out unencrypted"));
+                    }
+                    a.open(&nonce, &aad, &mut data, &tag)
+                        .map_err(|e| err(&what, e))?;
+                    if declassify(&data) != plain {
+                        return Err(format!("{what}: {len} bytes do not round-trip"));
+                    }
+                }
+            }
+            Ok(format!(
+                "{what}: seal, open at lengths {LENGTHS:?}, tags of 16 and 4 bytes"
+            ))
+        })
+        .collect()
+}

@@ -15,7 +15,9 @@
 //!   (FIPS-197 appendix C answers);
 //! * `ctr(aes-generic)` and `xts(ecb(aes-generic))`: the templates over it, at lengths
 //!   from 0 bytes to a page with partial blocks;
-//! * `ghash-generic`: `set_key` with H secret, digests and split updates.
+//! * `ghash-generic`: `set_key` with H secret, digests and split updates;
+//! * `gcm_base(ctr(aes-generic),ghash-generic)` (what `gcm(aes)` builds over the generic
+//!   leaves): seal with key, AAD and text secret, open with the key secret.
 //!
 //! Usage (what `cargo xtask ctgrind` does, on a release build):
 //!
@@ -59,6 +61,7 @@ fn run_all(reg: &Registry) -> Vec<cases::Outcome> {
     out.extend(cases::skcipher(reg, "ctr(aes-generic)", &[16, 24, 32]));
     out.extend(cases::skcipher(reg, "xts(ecb(aes-generic))", &[32, 64]));
     out.extend(cases::ghash_generic(reg));
+    out.extend(cases::gcm_generic(reg));
     out
 }
 
