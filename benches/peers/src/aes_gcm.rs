@@ -90,16 +90,36 @@ fn seal_goals(t: &Table, gcm: &[String], bits: usize) -> Vec<Goal> {
         min,
     };
     vec![
-        goal("best / aws-lc-rs at 8192", best(t, gcm, 8192), pair(t, AWS_LC, 8192), 1.1),
+        goal(
+            "best / aws-lc-rs at 8192",
+            best(t, gcm, 8192),
+            pair(t, AWS_LC, 8192),
+            1.1,
+        ),
         goal(
             "gcm-aes-vaes-avx2 / ring at 8192",
             pair(t, "gcm-aes-vaes-avx2", 8192),
             pair(t, RING, 8192),
             1.2,
         ),
-        goal("best / aws-lc-rs at 1420", best(t, gcm, 1420), pair(t, AWS_LC, 1420), 1.0),
-        goal("best / ring at 16", best(t, gcm, 16), pair(t, RING, 16), 0.9),
-        goal("best / ring at 64", best(t, gcm, 64), pair(t, RING, 64), 0.9),
+        goal(
+            "best / aws-lc-rs at 1420",
+            best(t, gcm, 1420),
+            pair(t, AWS_LC, 1420),
+            1.0,
+        ),
+        goal(
+            "best / ring at 16",
+            best(t, gcm, 16),
+            pair(t, RING, 16),
+            0.9,
+        ),
+        goal(
+            "best / ring at 64",
+            best(t, gcm, 64),
+            pair(t, RING, 64),
+            0.9,
+        ),
     ]
 }
 

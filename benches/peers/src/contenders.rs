@@ -54,7 +54,7 @@ macro_rules! peer_seal {
                             black_box(&mut buf),
                         )
                         .expect("seals");
-                    black_box(tag);
+                    let _ = black_box(tag);
                 }
             })
         }
@@ -72,7 +72,9 @@ pub fn cryptoreg_digest<'a>(
 ) -> cryptoreg::Result<Contender<'a>> {
     let mut h = reg.alloc_hash(driver)?;
     if h.is_keyed() {
-        let key: Vec<u8> = (0..h.info().sizes().max_key).map(|i| i as u8 ^ 0x3c).collect();
+        let key: Vec<u8> = (0..h.info().sizes().max_key)
+            .map(|i| i as u8 ^ 0x3c)
+            .collect();
         h.set_key(&key)?;
     }
     let data = vec![0x5au8; size];

@@ -78,7 +78,7 @@ impl Goal {
                 )
             }
             _ => format!(
-                "{}: n/a (a driver it needs is not available on this host)",
+                "{}: n/a (a driver it needs is not registered or cannot run on this host)",
                 self.what
             ),
         }
