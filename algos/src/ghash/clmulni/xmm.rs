@@ -108,6 +108,13 @@ impl Clmul {
         unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) }
     }
 
+    /// An all-zero register.
+    #[inline(always)]
+    pub(crate) fn zero(self) -> __m128i {
+        // SAFETY: SSE2 is baseline; registers only.
+        unsafe { _mm_setzero_si128() }
+    }
+
     /// An all-zero accumulator of products.
     #[inline(always)]
     pub(crate) fn zero_wide(self) -> Wide {
@@ -174,28 +181,47 @@ impl Clmul {
         y
     }
 
-    /// One group of `n <= 8` whole blocks, one reduction.
+    /// One group of `n <= 8` whole blocks (GHASH byte order), one reduction.
     #[inline(always)]
     fn group(self, powers: &HPowers, y: __m128i, blocks: &[u8]) -> __m128i {
-        let n = blocks.len() / 16;
+        let mut xs = [y; GROUP];
+        let mut n = 0;
+        for (x, b) in xs.iter_mut().zip(blocks.chunks_exact(16)) {
+            *x = self.load_block(b.try_into().unwrap_or(&[0; 16]));
+            n += 1;
+        }
+        self.group_regs(powers, y, &xs[..n])
+    }
+
+    /// One group of `n = xs.len() <= 8` register-form blocks, one reduction:
+    /// `(y ^ x1)·H^n ^ x2·H^(n-1) ^ ... ^ xn·H`.
+    #[inline(always)]
+    pub(crate) fn group_regs(self, powers: &HPowers, y: __m128i, xs: &[__m128i]) -> __m128i {
+        let n = xs.len().min(GROUP);
+        if n == 0 {
+            return y;
+        }
         let mut w = self.zero_wide();
-        for (i, b) in blocks.chunks_exact(16).enumerate() {
-            let mut x = self.load_block(b.try_into().unwrap_or(&[0; 16]));
-            if i == 0 {
-                // SAFETY: SSE2 is baseline; registers only.
-                x = unsafe { _mm_xor_si128(x, y) };
-            }
+        for (i, &x) in xs[..n].iter().enumerate() {
+            let x = if i == 0 { self.xor(x, y) } else { x };
             self.mul_acc(&mut w, x, self.load_power(&powers.0[n - 1 - i]));
         }
         self.reduce(w)
     }
 
-    /// The aggregated product of eight register-form blocks (the first already XORed with
-    /// the accumulator) with H^8 .. H^1, unreduced: one step of a stitched loop at a time
-    /// (`i` is the block index).
+    /// `w ^= x · H^(8 - i)`: step `i` (0 ..= 7) of an eight-block group, for stitched
+    /// loops that issue one multiply at a time (`x` of step 0 already XORed with the
+    /// accumulator).
     #[inline(always)]
-    pub(crate) fn mul_acc_power(self, w: &mut Wide, powers: &HPowers, x: __m128i, i: usize) {
+    pub(crate) fn mul_acc_step(self, w: &mut Wide, powers: &HPowers, x: __m128i, i: usize) {
         self.mul_acc(w, x, self.load_power(&powers.0[GROUP - 1 - i]));
+    }
+
+    /// XOR of two registers.
+    #[inline(always)]
+    pub(crate) fn xor(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is baseline; registers only.
+        unsafe { _mm_xor_si128(a, b) }
     }
 }
 
