@@ -1,6 +1,6 @@
-//! The fault-injection driver `xts-aes-faulty` (priority 10000, wrong on some inputs): the
-//! test command proves the self-test gate with it, and proves that no ordinary build can
-//! contain it.
+//! The fault-injection drivers `xts-aes-faulty` and `gcm-aes-faulty` (priority 10000, wrong
+//! on some inputs): the test command proves the self-test gate with them, and proves that
+//! no ordinary build can contain them.
 //!
 //! It is compiled only under the compiler flag `--cfg cryptoreg_fault_injection`, never
 //! behind a Cargo feature, because Cargo unifies features across a dependency graph: one
@@ -23,6 +23,7 @@ const CFG: &str = "--cfg cryptoreg_fault_injection";
 const GATE_TESTS: &[&str] = &[
     // crates/cryptoreg/tests/fault_injection.rs
     "faulty_driver_passes_known_answers_but_is_caught_and_never_chosen",
+    "faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds",
     // crates/cryptoctl/tests/done_when.rs
     "fault_injection_is_caught_excluded_and_replayable",
 ];

@@ -18,12 +18,23 @@
 //! that are not a multiple of 16 (the ciphertext-stealing path), where it flips one bit of
 //! the stolen block. The standards' known answers (at most 512 bytes) pass it; the
 //! randomized differential tests must catch it, exclude it, and print a replayable line.
+//!
+//! `gcm-aes-faulty` does the same for `gcm(aes)` (priority 10000): a correct GCM (the
+//! `gcm_base` construction over the generic AES and `ghash-generic`) except when both the
+//! AAD and the text exceed 256 bytes, where one bit of the tag is wrong — the shape of the
+//! arm64 interleave bug the kernel's randomized tests caught: a stitched path that only
+//! long requests reach. The GCM specification's cases (AAD of at most 20 bytes) pass it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cryptoreg_algos::aes::AesGeneric;
-use cryptoreg_algos::templates::xts_over_cipher;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+use cryptoreg_algos::gcm_util::{GCM_NONCE_LEN, GCM_TAG_LEN};
+use cryptoreg_algos::ghash::generic::ghash_generic;
+use cryptoreg_algos::templates::{ctr_over_cipher, gcm_over, xts_over_cipher};
+use cryptoreg_registry::{
+    inventory, AeadImpl, AeadLens, AeadState, AlgDef, ChainState, Ctor, HostFeatures, InOut,
+    Result, SkcipherImpl,
+};
 
 struct FaultyXts {
     inner: Box<dyn SkcipherImpl>,
@@ -74,4 +85,84 @@ inventory::submit! {
         .block_size(16)
         .key_sizes(32, 64)
         .iv_size(16)
+}
+
+/// Requests whose AAD and text both exceed this many bytes get a wrong tag bit.
+const GCM_FAULT_OVER: usize = 256;
+
+struct FaultyGcm {
+    inner: Box<dyn AeadImpl>,
+    /// Whether the request in progress is long enough to be wrong, noted by `start`.
+    /// Racy across threads sharing a handle, like `FaultyXts::request_len`.
+    long: AtomicBool,
+}
+
+impl AeadImpl for FaultyGcm {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.inner.set_key(key)
+    }
+    fn check_authsize(&self, authsize: usize) -> Result<()> {
+        self.inner.check_authsize(authsize)
+    }
+    fn chunk_size(&self) -> usize {
+        self.inner.chunk_size()
+    }
+    fn aad_chunk_size(&self) -> usize {
+        self.inner.aad_chunk_size()
+    }
+    fn start(&self, state: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        self.long.store(
+            lens.aad > GCM_FAULT_OVER && lens.text > GCM_FAULT_OVER,
+            Ordering::Relaxed,
+        );
+        self.inner.start(state, nonce, lens)
+    }
+    fn absorb_aad(&self, state: &mut AeadState, aad: &[u8]) {
+        self.inner.absorb_aad(state, aad)
+    }
+    fn absorb_aad_tail(&self, state: &mut AeadState, tail: &[u8]) {
+        self.inner.absorb_aad_tail(state, tail)
+    }
+    fn encrypt_chunks(&self, state: &mut AeadState, data: InOut<'_>) {
+        self.inner.encrypt_chunks(state, data)
+    }
+    fn decrypt_chunks(&self, state: &mut AeadState, data: InOut<'_>) {
+        self.inner.decrypt_chunks(state, data)
+    }
+    fn encrypt_tail(&self, state: &mut AeadState, data: InOut<'_>) {
+        self.inner.encrypt_tail(state, data)
+    }
+    fn decrypt_tail(&self, state: &mut AeadState, data: InOut<'_>) {
+        self.inner.decrypt_tail(state, data)
+    }
+    /// The fault: one tag bit, on long requests. `verify`, `seal` and `open` are the
+    /// trait's defaults, so every path goes through here.
+    fn finish(&self, state: &mut AeadState, tag: &mut [u8]) {
+        self.inner.finish(state, tag);
+        if self.long.load(Ordering::Relaxed) {
+            if let Some(b) = tag.first_mut() {
+                *b ^= 0x01;
+            }
+        }
+    }
+}
+
+/// Portable: needs no CPU feature.
+fn faulty_gcm(_: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    Ok(Box::new(FaultyGcm {
+        inner: gcm_over(
+            "gcm-aes-faulty",
+            ctr_over_cipher(|| Box::new(AesGeneric::new())),
+            Box::new(ghash_generic()),
+        ),
+        long: AtomicBool::new(false),
+    }))
+}
+
+inventory::submit! {
+    AlgDef::new("gcm(aes)", "gcm-aes-faulty", 10000, Ctor::Aead(faulty_gcm))
+        .block_size(1)
+        .key_sizes(16, 32)
+        .iv_size(GCM_NONCE_LEN)
+        .out_size(GCM_TAG_LEN)
 }

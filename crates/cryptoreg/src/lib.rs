@@ -53,6 +53,10 @@ pub mod driver {
     pub use cryptoreg_registry::{BootOptions, CpuPolicy, CPU_MODELS};
 }
 
+/// Nonces for callers who do not manage them: SP 800-38D's deterministic counter
+/// construction for `gcm(aes)`, and what random nonces allow per key.
+pub mod nonce;
+
 // Only under `RUSTFLAGS="--cfg cryptoreg_fault_injection"`, never a Cargo feature: a
 // feature unifies across the dependency graph, so any crate of a service's build could
 // switch this priority-10000 broken driver on for the whole service.

@@ -31,6 +31,7 @@ fn every_expected_driver_is_registered() {
     want.extend(GHASH_GCM);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
+        want.push("gcm-aes-faulty");
     }
     want.sort();
     assert_eq!(concrete, want);
@@ -51,7 +52,7 @@ fn every_runnable_driver_passes_the_full_self_test() {
             .requires
             .iter()
             .all(|r| host.has(Feature::from_name(r).unwrap()));
-        if e.driver == "xts-aes-faulty" {
+        if e.driver == "xts-aes-faulty" || e.driver == "gcm-aes-faulty" {
             // The fault-injection build's deliberately wrong driver (tests/fault_injection.rs).
             assert_eq!(e.state, "failed");
         } else if runnable {

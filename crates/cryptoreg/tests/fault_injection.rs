@@ -1,5 +1,6 @@
 //! The self-test gate, proved with a driver that is wrong only on the ciphertext-stealing
-//! path of long requests. The driver exists only under
+//! path of long requests (`xts-aes-faulty`), and with a GCM driver whose tag is wrong only
+//! when the AAD and the text both exceed 256 bytes (`gcm-aes-faulty`). The driver exists only under
 //! `RUSTFLAGS="--cfg cryptoreg_fault_injection"`; `cargo xtask test` runs this file that way
 //! (in its own target directory, `target/fault-injection`).
 
@@ -63,4 +64,85 @@ fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
         )
         .unwrap();
     assert_eq!(replay.failures, vec![line]);
+}
+
+fn entry(reg: &cryptoreg::Registry, driver: &str) -> cryptoreg::ListEntry {
+    reg.list().into_iter().find(|e| e.driver == driver).unwrap()
+}
+
+/// The number after `key=` in a failure line's case description.
+fn field(line: &str, key: &str) -> usize {
+    let at = line
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        + key.len();
+    line[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds() {
+    // Known answers alone cannot see the fault.
+    let kat = common::boot("[selftest]\nmode = \"kat\"\n", None);
+    let e = entry(&kat, "gcm-aes-faulty");
+    assert_eq!(e.state, "passed", "{:?}", e.failures);
+
+    // At the default fuzz_iterations = 100 the randomized tests catch it at boot...
+    let reg = common::boot("[selftest]\nfuzz_iterations = 100\n", None);
+    let e = entry(&reg, "gcm-aes-faulty");
+    assert_eq!((e.state, e.priority), ("failed", 10000));
+    let ex = reg.explain("gcm(aes)");
+    assert_ne!(ex.chosen.as_deref(), Some("gcm-aes-faulty"));
+    let c = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == "gcm-aes-faulty")
+        .unwrap();
+    assert!(c.verdict.starts_with("self-test failed"), "{}", c.verdict);
+    assert!(reg.alloc_aead("gcm-aes-faulty").is_err());
+    assert_ne!(reg.resolve("gcm(aes)").unwrap().driver(), "gcm-aes-faulty");
+
+    // ...and so does every one of 100 consecutive base seeds, each with a line that
+    // replays exactly and names a case whose AAD and text both exceed 256 bytes.
+    for seed in 0x6c6d_0000u64..0x6c6d_0000 + 100 {
+        let params = TestParams {
+            mode: SelftestMode::Full,
+            iterations: 100,
+            seed,
+            replay: false,
+        };
+        let out = reg.run_selftest("gcm-aes-faulty", &params).unwrap();
+        let line = out
+            .failures
+            .first()
+            .unwrap_or_else(|| panic!("base seed {seed:#x}: the fault went unnoticed"))
+            .clone();
+        assert!(
+            line.starts_with("selftest: aead: gcm-aes-faulty "),
+            "{line}"
+        );
+        assert!(line.contains("cfg=\""), "{line}");
+        assert!(
+            field(&line, "alen=") > 256 && field(&line, "plen=") > 256,
+            "{line}"
+        );
+        let case = line.rsplit("seed=").next().unwrap().trim();
+        let case = u64::from_str_radix(case.trim_start_matches("0x"), 16).unwrap();
+        let replay = reg
+            .run_selftest(
+                "gcm-aes-faulty",
+                &TestParams {
+                    mode: SelftestMode::Full,
+                    iterations: 1,
+                    seed: case,
+                    replay: true,
+                },
+            )
+            .unwrap();
+        assert_eq!(replay.failures, vec![line], "base seed {seed:#x}");
+    }
 }
