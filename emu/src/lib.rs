@@ -18,10 +18,17 @@
 //!   portable): an implementation that shares nothing with the kernels under test except
 //!   the `gf128_mul_x_ble` doubling.
 //!
-//! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512`.
+//! GCM and GHASH (`cryptoreg_emu_gcm`, `cryptoreg_emu_gcm_split`, `cryptoreg_emu_ghash`,
+//! `cryptoreg_emu_ghash_powers` emulated; `cryptoreg_emu_ref_gcm`, `cryptoreg_emu_ref_gcm_h`,
+//! `cryptoreg_emu_ref_ghash` native, over `aes-generic` and `ghash-generic`'s multiply)
+//! follow the same rules.
+//!
+//! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512` (for
+//! GHASH: `ghash_vpclmulqdq_avx2`, `_avx10_256`, `_avx512`).
 
 use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::aes::AesGeneric;
+use cryptoreg_algos::ghash::generic::gf128_mul;
 use cryptoreg_algos::xts_util::gf128_mul_x_ble;
 use cryptoreg_registry::BlockCipherImpl;
 
@@ -290,6 +297,317 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_ctr(
         ctr_out
             .cast::<[u8; 16]>()
             .write_unaligned(ctr.to_be_bytes())
+    };
+    0
+}
+
+/// Bytes of a GHASH power table across the C ABI (`H^16 .. H^1` and four zero entries).
+pub const GHASH_POWERS_BYTES: usize = core::mem::size_of::<raw::GhashPowers>();
+
+/// The power table behind `p`, used in place: a copy of its 320 bytes would be a `memcpy`
+/// call into libc, which is not mapped under the emulator.
+///
+/// # Safety
+/// `p` is 64-byte aligned, readable for [`GHASH_POWERS_BYTES`] and alive for `'a`.
+unsafe fn powers_at<'a>(p: *const u8) -> &'a raw::GhashPowers {
+    // SAFETY: aligned, readable and alive (caller); every bit pattern is a valid table.
+    unsafe { &*p.cast::<raw::GhashPowers>() }
+}
+
+/// The GHASH power table for the hash key `h` (16 bytes), written to `out`
+/// ([`GHASH_POWERS_BYTES`], 64-byte aligned), with the drivers' own key preparation and
+/// the VPCLMULQDQ entry. Runs under emulation (AVX2 + VPCLMULQDQ).
+///
+/// # Safety
+/// `h` readable for 16 bytes, `out` 64-byte aligned and writable for
+/// [`GHASH_POWERS_BYTES`]; the CPU (or emulator) has AVX2 and VPCLMULQDQ.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ghash_powers(h: *const u8, out: *mut u8) {
+    // SAFETY: per this function's contract; the table is written in place.
+    unsafe {
+        let k1 = raw::ghash_key(&h.cast::<[u8; 16]>().read_unaligned());
+        raw::ghash_powers_vpclmulqdq(&k1, &mut *out.cast::<raw::GhashPowers>());
+    }
+}
+
+/// GHASH of `len` bytes at `data` (zero-padded) into the 16-byte accumulator `acc`, with
+/// the entry of `driver` (0 = `ghash_vpclmulqdq_avx2`, 1 = `_avx10_256`, 2 = `_avx512`).
+/// Runs under emulation.
+///
+/// # Safety
+/// `powers` 64-byte aligned and readable for [`GHASH_POWERS_BYTES`], `acc` readable and writable for 16,
+/// `data` readable for `len`; the CPU (or emulator) has the entry's features.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ghash(
+    driver: u32,
+    powers: *const u8,
+    acc: *mut u8,
+    data: *const u8,
+    len: usize,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let powers = powers_at(powers);
+        let mut a = acc.cast::<[u8; 16]>().read_unaligned();
+        let f = match driver {
+            0 => raw::ghash_vpclmulqdq_avx2,
+            1 => raw::ghash_vpclmulqdq_avx10_256,
+            2 => raw::ghash_vpclmulqdq_avx512,
+            _ => return,
+        };
+        f(powers, &mut a, data, len);
+        acc.cast::<[u8; 16]>().write_unaligned(a);
+    }
+}
+
+/// A whole GCM request with the fused entry of `driver` (0 = `gcm-aes-vaes-avx2`, 1 =
+/// `_avx10_256`, 2 = `_avx10_512`), the one `seal` / `open` use: from `src` into `dst`
+/// (`len` bytes, the same pointer or disjoint), the full 16-byte tag (computed over the
+/// ciphertext) into `tag`. `rk` is the encryption schedule, `j0` the 16-byte J0. Runs
+/// under emulation.
+///
+/// # Safety
+/// `rk` readable for 240 bytes, `powers` for [`GHASH_POWERS_BYTES`], `j0` for 16, `aad`
+/// for `aad_len`, `src` readable and `dst` writable for `len` (equal or disjoint), `tag`
+/// writable for 16; the CPU (or emulator) has the driver's features.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_gcm(
+    driver: u32,
+    decrypt: u32,
+    rk: *const u8,
+    rounds: usize,
+    powers: *const u8,
+    j0: *const u8,
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let keys = &*rk.cast::<RoundKeyBytes>();
+        let powers = powers_at(powers);
+        let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        let f = match (driver, decrypt != 0) {
+            (0, false) => raw::gcm_seal_vaes_avx2,
+            (0, true) => raw::gcm_open_vaes_avx2,
+            (1, false) => raw::gcm_seal_vaes_avx10_256,
+            (1, true) => raw::gcm_open_vaes_avx10_256,
+            (2, false) => raw::gcm_seal_vaes_avx10_512,
+            (2, true) => raw::gcm_open_vaes_avx10_512,
+            _ => return,
+        };
+        let mut t = [0u8; 16];
+        f(
+            keys, rounds, powers, &j0, aad, aad_len, src, dst, len, &mut t,
+        );
+        tag.cast::<[u8; 16]>().write_unaligned(t);
+    }
+}
+
+/// The same request through the streaming entries the registry's walker uses: the AAD in
+/// two GHASH calls (`aad_first`, a multiple of 16, then the rest), the text in two calls
+/// (`first`, a multiple of 16, then the rest) with the counter and accumulator carried
+/// between them, then the length block and `E(K, J0)` (AES-NI), as the driver's `finish`.
+/// Same contract as [`cryptoreg_emu_gcm`].
+///
+/// # Safety
+/// As [`cryptoreg_emu_gcm`], and `aad_first <= aad_len`, `first <= len`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
+    driver: u32,
+    decrypt: u32,
+    rk: *const u8,
+    rounds: usize,
+    powers: *const u8,
+    j0: *const u8,
+    aad: *const u8,
+    aad_len: usize,
+    aad_first: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    first: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract; both pieces of each input stay in bounds.
+    unsafe {
+        let keys = &*rk.cast::<RoundKeyBytes>();
+        let powers = powers_at(powers);
+        let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        let (ghash, crypt) = match (driver, decrypt != 0) {
+            (0, false) => (
+                raw::ghash_vpclmulqdq_avx2 as raw::GhashEntry,
+                raw::gcm_enc_vaes_avx2 as raw::GcmEntry,
+            ),
+            (0, true) => (
+                raw::ghash_vpclmulqdq_avx2 as raw::GhashEntry,
+                raw::gcm_dec_vaes_avx2 as raw::GcmEntry,
+            ),
+            (1, false) => (
+                raw::ghash_vpclmulqdq_avx10_256 as raw::GhashEntry,
+                raw::gcm_enc_vaes_avx10_256 as raw::GcmEntry,
+            ),
+            (1, true) => (
+                raw::ghash_vpclmulqdq_avx10_256 as raw::GhashEntry,
+                raw::gcm_dec_vaes_avx10_256 as raw::GcmEntry,
+            ),
+            (2, false) => (
+                raw::ghash_vpclmulqdq_avx512 as raw::GhashEntry,
+                raw::gcm_enc_vaes_avx10_512 as raw::GcmEntry,
+            ),
+            (2, true) => (
+                raw::ghash_vpclmulqdq_avx512 as raw::GhashEntry,
+                raw::gcm_dec_vaes_avx10_512 as raw::GcmEntry,
+            ),
+            _ => return,
+        };
+        let mut acc = [0u8; 16];
+        ghash(powers, &mut acc, aad, aad_first);
+        ghash(powers, &mut acc, aad.add(aad_first), aad_len - aad_first);
+        let mut ctr = u128::from_be_bytes(j0).wrapping_add(1).to_be_bytes();
+        crypt(keys, rounds, powers, &mut ctr, &mut acc, src, dst, first);
+        crypt(
+            keys,
+            rounds,
+            powers,
+            &mut ctr,
+            &mut acc,
+            src.add(first),
+            dst.add(first),
+            len - first,
+        );
+        let lens = cryptoreg_algos::gcm_util::gcm_len_block(aad_len as u64, len as u64);
+        ghash(powers, &mut acc, lens.as_ptr(), 16);
+        let mut ek = j0;
+        raw::encrypt_block_aesni(keys, rounds, &mut ek);
+        for (a, e) in acc.iter_mut().zip(ek) {
+            *a ^= e;
+        }
+        tag.cast::<[u8; 16]>().write_unaligned(acc);
+    }
+}
+
+/// H = E(K, 0^128) over `aes-generic`, into `h_out` (16 bytes). Returns 0, or -1 for a bad
+/// key. Native only.
+///
+/// # Safety
+/// `key` readable for `key_len` bytes, `h_out` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_gcm_h(
+    key: *const u8,
+    key_len: usize,
+    h_out: *mut u8,
+) -> i32 {
+    // SAFETY: per this function's contract.
+    let key = unsafe { core::slice::from_raw_parts(key, key_len) };
+    let Some(c) = generic(key) else {
+        return -1;
+    };
+    let mut h = [0u8; 16];
+    c.encrypt_blocks(&mut h);
+    // SAFETY: `h_out` is writable for 16 bytes.
+    unsafe { h_out.cast::<[u8; 16]>().write_unaligned(h) };
+    0
+}
+
+/// Reference GHASH (`ghash-generic`'s portable multiply, one block at a time) of `len`
+/// bytes (zero-padded) into the accumulator `acc` under the hash key `h`. Native only.
+///
+/// # Safety
+/// `h` readable for 16 bytes, `acc` readable and writable for 16, `data` readable for `len`.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_ghash(
+    h: *const u8,
+    acc: *mut u8,
+    data: *const u8,
+    len: usize,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let h = u128::from_be_bytes(h.cast::<[u8; 16]>().read_unaligned());
+        let mut y = u128::from_be_bytes(acc.cast::<[u8; 16]>().read_unaligned());
+        y = ref_ghash(h, y, core::slice::from_raw_parts(data, len));
+        acc.cast::<[u8; 16]>().write_unaligned(y.to_be_bytes());
+    }
+}
+
+fn ref_ghash(h: u128, mut y: u128, data: &[u8]) -> u128 {
+    for chunk in data.chunks(16) {
+        let mut b = [0u8; 16];
+        b[..chunk.len()].copy_from_slice(chunk);
+        y = gf128_mul(y ^ u128::from_be_bytes(b), h);
+    }
+    y
+}
+
+/// Reference GCM (SP 800-38D) over `aes-generic` and `ghash-generic`'s multiply, in place:
+/// encrypts (`decrypt == 0`) or decrypts `data` under the 12-byte `nonce`, and writes the
+/// full tag (over the ciphertext) to `tag`. Returns 0, or -1 for a bad key. Native only.
+///
+/// # Safety
+/// `key` readable for `key_len` bytes, `nonce` for 12, `aad` for `aad_len`, `data`
+/// readable and writable for `len`, `tag` writable for 16.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_ref_gcm(
+    decrypt: u32,
+    key: *const u8,
+    key_len: usize,
+    nonce: *const u8,
+    aad: *const u8,
+    aad_len: usize,
+    data: *mut u8,
+    len: usize,
+    tag: *mut u8,
+) -> i32 {
+    // SAFETY: per this function's contract.
+    let (key, nonce, aad, data) = unsafe {
+        (
+            core::slice::from_raw_parts(key, key_len),
+            core::slice::from_raw_parts(nonce, 12),
+            core::slice::from_raw_parts(aad, aad_len),
+            core::slice::from_raw_parts_mut(data, len),
+        )
+    };
+    let Some(c) = generic(key) else {
+        return -1;
+    };
+    let mut hb = [0u8; 16];
+    c.encrypt_blocks(&mut hb);
+    let h = u128::from_be_bytes(hb);
+    let mut j0 = [0u8; 16];
+    j0[..12].copy_from_slice(nonce);
+    j0[15] = 1;
+    let mut y = ref_ghash(h, 0, aad);
+    if decrypt != 0 {
+        y = ref_ghash(h, y, data);
+    }
+    for (i, chunk) in data.chunks_mut(16).enumerate() {
+        let mut cb = j0;
+        let n = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1 + i as u32);
+        cb[12..].copy_from_slice(&n.to_be_bytes());
+        c.encrypt_blocks(&mut cb);
+        chunk.iter_mut().zip(cb).for_each(|(x, k)| *x ^= k);
+    }
+    if decrypt == 0 {
+        y = ref_ghash(h, y, data);
+    }
+    y = ref_ghash(
+        h,
+        y,
+        &cryptoreg_algos::gcm_util::gcm_len_block(aad_len as u64, len as u64),
+    );
+    let mut ek = j0;
+    c.encrypt_blocks(&mut ek);
+    // SAFETY: `tag` is writable for 16 bytes.
+    unsafe {
+        tag.cast::<[u8; 16]>()
+            .write_unaligned((y ^ u128::from_be_bytes(ek)).to_be_bytes())
     };
     0
 }

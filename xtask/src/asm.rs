@@ -9,7 +9,9 @@
 //!   on a CPU without AVX-512;
 //! * `*_vaes_avx10_256`: VAES on ymm, no zmm, AVX-512 mask registers in use;
 //! * `*_vaes_avx10_512`: VAES on zmm;
-//! * XTS entries: `vpclmulqdq` at the entry's vector width (the tweak advance);
+//! * XTS entries: `vpclmulqdq` at the entry's vector width (the tweak advance); GCM and
+//!   GHASH entries (`aes::vaes::gcm_entry`, `ghash::vpclmulqdq::entry`) likewise (the
+//!   GHASH multiplies), GCM with `vaesenc` at the width, GHASH without any AES;
 //! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
 //!   nothing can lose the entry's target features);
 //! * every `ret` is preceded by `vzeroupper`, with no branch landing in between.
@@ -18,8 +20,18 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-/// The entry functions, as demangled by objdump.
-const PREFIX: &str = "cryptoreg_algos::aes::vaes::entry::";
+/// The modules of the entry functions, as demangled by objdump.
+const VAES: &str = "cryptoreg_algos::aes::vaes::entry::";
+const GCM: &str = "cryptoreg_algos::aes::vaes::gcm_entry::";
+const GHASH: &str = "cryptoreg_algos::ghash::vpclmulqdq::entry::";
+
+/// Which AES round instruction an entry must use at its width, if any.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Aes {
+    Enc,
+    Dec,
+    None,
+}
 
 /// Register width an entry must use.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -29,23 +41,153 @@ enum Kind {
     Avx10_512,
 }
 
-/// `(function name, kind, is XTS, decrypts)`.
-const ENTRIES: &[(&str, Kind, bool, bool)] = &[
-    ("xts_enc_vaes_avx2", Kind::Avx2, true, false),
-    ("xts_dec_vaes_avx2", Kind::Avx2, true, true),
-    ("xts_enc_iv_vaes_avx2", Kind::Avx2, true, false),
-    ("xts_dec_iv_vaes_avx2", Kind::Avx2, true, true),
-    ("ctr_vaes_avx2", Kind::Avx2, false, false),
-    ("xts_enc_vaes_avx10_256", Kind::Avx10_256, true, false),
-    ("xts_dec_vaes_avx10_256", Kind::Avx10_256, true, true),
-    ("xts_enc_iv_vaes_avx10_256", Kind::Avx10_256, true, false),
-    ("xts_dec_iv_vaes_avx10_256", Kind::Avx10_256, true, true),
-    ("ctr_vaes_avx10_256", Kind::Avx10_256, false, false),
-    ("xts_enc_vaes_avx10_512", Kind::Avx10_512, true, false),
-    ("xts_dec_vaes_avx10_512", Kind::Avx10_512, true, true),
-    ("xts_enc_iv_vaes_avx10_512", Kind::Avx10_512, true, false),
-    ("xts_dec_iv_vaes_avx10_512", Kind::Avx10_512, true, true),
-    ("ctr_vaes_avx10_512", Kind::Avx10_512, false, false),
+/// `(module, function name, kind, AES instruction, vpclmulqdq at the width required)`.
+const ENTRIES: &[(&str, &str, Kind, Aes, bool)] = &[
+    (VAES, "xts_enc_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (VAES, "xts_dec_vaes_avx2", Kind::Avx2, Aes::Dec, true),
+    (VAES, "xts_enc_iv_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (VAES, "xts_dec_iv_vaes_avx2", Kind::Avx2, Aes::Dec, true),
+    (VAES, "ctr_vaes_avx2", Kind::Avx2, Aes::Enc, false),
+    (
+        VAES,
+        "xts_enc_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        VAES,
+        "xts_dec_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Dec,
+        true,
+    ),
+    (
+        VAES,
+        "xts_enc_iv_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        VAES,
+        "xts_dec_iv_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Dec,
+        true,
+    ),
+    (VAES, "ctr_vaes_avx10_256", Kind::Avx10_256, Aes::Enc, false),
+    (
+        VAES,
+        "xts_enc_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        VAES,
+        "xts_dec_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Dec,
+        true,
+    ),
+    (
+        VAES,
+        "xts_enc_iv_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        VAES,
+        "xts_dec_iv_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Dec,
+        true,
+    ),
+    (VAES, "ctr_vaes_avx10_512", Kind::Avx10_512, Aes::Enc, false),
+    (GCM, "gcm_enc_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (GCM, "gcm_dec_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (GCM, "gcm_seal_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (GCM, "gcm_open_vaes_avx2", Kind::Avx2, Aes::Enc, true),
+    (
+        GCM,
+        "gcm_enc_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_dec_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_seal_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_open_vaes_avx10_256",
+        Kind::Avx10_256,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_enc_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_dec_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_seal_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GCM,
+        "gcm_open_vaes_avx10_512",
+        Kind::Avx10_512,
+        Aes::Enc,
+        true,
+    ),
+    (
+        GHASH,
+        "ghash_powers_vpclmulqdq",
+        Kind::Avx2,
+        Aes::None,
+        false,
+    ),
+    (GHASH, "ghash_vpclmulqdq_avx2", Kind::Avx2, Aes::None, true),
+    (
+        GHASH,
+        "ghash_vpclmulqdq_avx10_256",
+        Kind::Avx10_256,
+        Aes::None,
+        true,
+    ),
+    (
+        GHASH,
+        "ghash_vpclmulqdq_avx512",
+        Kind::Avx10_512,
+        Aes::None,
+        true,
+    ),
 ];
 
 /// One disassembled instruction.
@@ -142,8 +284,8 @@ fn branch_target(insn: &Insn) -> Option<u64> {
 fn check_entry(
     name: &str,
     kind: Kind,
-    xts: bool,
-    dec: bool,
+    aes: Aes,
+    clmul_needed: bool,
     body: &[Insn],
 ) -> Result<String, Vec<String>> {
     let mut problems = Vec::new();
@@ -154,7 +296,10 @@ fn check_entry(
     let high_ymm =
         count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
     let evex = count(&|i| i.evex);
-    let aes_op = if dec { "vaesdec" } else { "vaesenc" };
+    let aes_op = match aes {
+        Aes::Dec => "vaesdec",
+        Aes::Enc | Aes::None => "vaesenc",
+    };
     let width_reg = match kind {
         Kind::Avx2 | Kind::Avx10_256 => "%ymm",
         Kind::Avx10_512 => "%zmm",
@@ -163,12 +308,12 @@ fn check_entry(
     let clmul = count(&|i| i.mnemonic.starts_with("vpclmul") && i.operands.contains(width_reg));
     let calls = count(&|i| i.mnemonic.starts_with("call"));
 
-    if vaes == 0 {
+    if aes != Aes::None && vaes == 0 {
         problems.push(format!("no {aes_op} on {width_reg} registers"));
     }
-    if xts && clmul == 0 {
+    if clmul_needed && clmul == 0 {
         problems.push(format!(
-            "no vpclmulqdq on {width_reg} registers (tweak advance)"
+            "no vpclmulqdq on {width_reg} registers (tweak advance / GHASH)"
         ));
     }
     match kind {
@@ -271,13 +416,13 @@ pub fn run(root: &Path) -> Result<String, String> {
     }
     let funcs = parse_functions(&String::from_utf8_lossy(&out.stdout));
     let mut failures = Vec::new();
-    for &(name, kind, xts, dec) in ENTRIES {
-        let full = format!("{PREFIX}{name}");
+    for &(module, name, kind, aes, clmul) in ENTRIES {
+        let full = format!("{module}{name}");
         let Some(body) = funcs.get(&full) else {
             failures.push(format!("{name}: not found in {}", lib.display()));
             continue;
         };
-        match check_entry(name, kind, xts, dec, body) {
+        match check_entry(name, kind, aes, clmul, body) {
             Ok(line) => println!("asm: ok   {line}"),
             Err(problems) => {
                 for p in problems {
@@ -289,7 +434,7 @@ pub fn run(root: &Path) -> Result<String, String> {
     }
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call)",
+            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH; ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call)",
             ENTRIES.len()
         ))
     } else {
@@ -323,12 +468,12 @@ mod tests {
         let funcs = parse_functions(SAMPLE);
         let body = &funcs["cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512"];
         assert_eq!(body.len(), 7);
-        assert!(check_entry("x", Kind::Avx10_512, true, false, body).is_ok());
-        assert!(check_entry("x", Kind::Avx2, true, false, body).is_err());
+        assert!(check_entry("x", Kind::Avx10_512, Aes::Enc, true, body).is_ok());
+        assert!(check_entry("x", Kind::Avx2, Aes::Enc, true, body).is_err());
 
         let mut bad = body.clone();
         bad.remove(4); // vzeroupper
-        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        let errs = check_entry("x", Kind::Avx10_512, Aes::Enc, true, &bad).unwrap_err();
         assert!(errs.iter().any(|e| e.contains("vzeroupper")), "{errs:?}");
 
         let mut bad = body.clone();
@@ -341,12 +486,12 @@ mod tests {
                 evex: false,
             },
         );
-        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        let errs = check_entry("x", Kind::Avx10_512, Aes::Enc, true, &bad).unwrap_err();
         assert!(errs.iter().any(|e| e.contains("call")), "{errs:?}");
 
         let mut bad = body.clone();
         bad[3].operands = "1015 <x+0x15>".into(); // lands between vzeroupper and ret
-        let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
+        let errs = check_entry("x", Kind::Avx10_512, Aes::Enc, true, &bad).unwrap_err();
         assert!(errs.iter().any(|e| e.contains("skips")), "{errs:?}");
     }
 

@@ -17,11 +17,14 @@
 //! block function.
 //!
 //! Drivers: [`generic`] (`ghash-generic`, 100, portable constant-time) and, on x86-64,
-//! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ).
+//! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ), `vpclmulqdq` (`ghash-vpclmulqdq-avx2`,
+//! 600, ymm; `ghash-vpclmulqdq-avx512`, 800, zmm, `uses_zmm`).
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod clmulni;
 pub mod generic;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod vpclmulqdq;
 
 use std::sync::Arc;
 

@@ -60,6 +60,16 @@ cpu_token!(
     AesNiPclmul = [Aes, Pclmulqdq, Ssse3, Sse2]
 );
 
+cpu_token!(
+    /// VPCLMULQDQ on ymm with AVX2 (VEX encoding): `ghash-vpclmulqdq-avx2`.
+    VpclmulAvx2 = [Avx2, Vpclmulqdq]
+);
+
+cpu_token!(
+    /// VPCLMULQDQ on zmm with AVX-512F/BW/VL: `ghash-vpclmulqdq-avx512`.
+    VpclmulAvx512 = [Avx2, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
+);
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {
@@ -83,13 +93,19 @@ mod tests {
     fn tokens_refuse_a_masked_feature_each() {
         let host = HostFeatures::detect();
         type Make = fn(&HostFeatures) -> Result<()>;
-        let tokens: [(&[Feature], Make); 5] = [
+        let tokens: [(&[Feature], Make); 7] = [
             (AesNi::FEATURES, |h| AesNi::new(h, "t").map(|_| ())),
             (VaesAvx2::FEATURES, |h| VaesAvx2::new(h, "t").map(|_| ())),
             (VaesAvx10::FEATURES, |h| VaesAvx10::new(h, "t").map(|_| ())),
             (Pclmul::FEATURES, |h| Pclmul::new(h, "t").map(|_| ())),
             (AesNiPclmul::FEATURES, |h| {
                 AesNiPclmul::new(h, "t").map(|_| ())
+            }),
+            (VpclmulAvx2::FEATURES, |h| {
+                VpclmulAvx2::new(h, "t").map(|_| ())
+            }),
+            (VpclmulAvx512::FEATURES, |h| {
+                VpclmulAvx512::new(h, "t").map(|_| ())
             }),
         ];
         for (features, make) in tokens {

@@ -145,6 +145,12 @@ pub(crate) trait SimdVec: Copy {
     /// `vpclmulqdq`: per lane, the 128-bit carry-less product of one qword of `self` (the
     /// low one if bit 0 of `IMM` is clear, else the high one) and one of `other` (bit 4).
     unsafe fn clmul<const IMM: i32>(self, other: Self) -> Self;
+    /// Swaps the two 64-bit halves of each lane (`vpshufd $0x4e`): the folding step of the
+    /// GHASH reduction.
+    unsafe fn swap_qwords(self) -> Self;
+    /// Lane 0 holds the XOR of all lanes, the other lanes are zero: the horizontal sum
+    /// that ends an aggregated GHASH multiply.
+    unsafe fn fold_lanes(self) -> Self;
 }
 
 /// Reads `n < 8` bytes at `p` into the low bytes of a `u64` (little-endian), in pieces of
@@ -418,6 +424,22 @@ impl<E: YmmEncoding> SimdVec for Ymm<E> {
         // SAFETY: VPCLMULQDQ and AVX are enabled (module contract).
         Ymm::new(unsafe { _mm256_clmulepi64_epi128::<IMM>(self.0, other.0) })
     }
+
+    #[inline(always)]
+    unsafe fn swap_qwords(self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_shuffle_epi32::<0x4e>(self.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn fold_lanes(self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        unsafe {
+            let lo = _mm256_castsi256_si128(self.0);
+            let hi = _mm256_extracti128_si256::<1>(self.0);
+            Ymm::new(_mm256_zextsi128_si256(_mm_xor_si128(lo, hi)))
+        }
+    }
 }
 
 impl SimdVec for Zmm {
@@ -567,5 +589,24 @@ impl SimdVec for Zmm {
     unsafe fn clmul<const IMM: i32>(self, other: Self) -> Self {
         // SAFETY: VPCLMULQDQ and AVX-512F are enabled (module contract).
         Zmm(unsafe { _mm512_clmulepi64_epi128::<IMM>(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn swap_qwords(self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_shuffle_epi32::<0x4e>(self.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn fold_lanes(self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        unsafe {
+            let y = _mm256_xor_si256(
+                _mm512_castsi512_si256(self.0),
+                _mm512_extracti64x4_epi64::<1>(self.0),
+            );
+            let x = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y));
+            Zmm(_mm512_zextsi128_si512(x))
+        }
     }
 }

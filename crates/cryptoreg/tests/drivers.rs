@@ -75,7 +75,16 @@ fn every_runnable_driver_passes_the_full_self_test() {
 }
 
 /// The GHASH and AES-GCM ladder (issue 8).
-const GHASH_GCM: &[&str] = &["gcm-aes-aesni", "ghash-clmulni", "ghash-generic"];
+const GHASH_GCM: &[&str] = &[
+    "gcm-aes-aesni",
+    "gcm-aes-vaes-avx10_256",
+    "gcm-aes-vaes-avx10_512",
+    "gcm-aes-vaes-avx2",
+    "ghash-clmulni",
+    "ghash-generic",
+    "ghash-vpclmulqdq-avx2",
+    "ghash-vpclmulqdq-avx512",
+];
 
 /// The VAES ladder: XTS and CTR at three vector widths.
 const VAES: &[&str] = &[

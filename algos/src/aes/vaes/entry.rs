@@ -31,6 +31,7 @@ macro_rules! by_rounds {
         }
     };
 }
+pub(super) use by_rounds;
 
 macro_rules! entries {
     ($(

@@ -37,13 +37,21 @@
 
 mod ctr;
 mod entry;
+mod gcm;
+mod gcm_aead;
+mod gcm_entry;
 mod rounds;
 mod xts;
 
 #[cfg(test)]
 pub(crate) mod tests;
 
+#[cfg(test)]
+mod gcm_tests;
+
 use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+
+pub(crate) use gcm_aead::GcmVaes;
 
 use zeroize::Zeroize;
 
@@ -58,6 +66,15 @@ use crate::xts_util::xts_tail_len;
 #[doc(hidden)]
 pub mod raw {
     pub use super::entry::*;
+    pub use super::gcm_entry::*;
+    pub use crate::ghash::vpclmulqdq::core::GhashPowers;
+    pub use crate::ghash::vpclmulqdq::entry::*;
+
+    /// `H * x^-1` in the GHASH core's lane form (see `ghash::vpclmulqdq::core`), for
+    /// [`ghash_powers_vpclmulqdq`].
+    pub fn ghash_key(h: &[u8; 16]) -> [u8; 16] {
+        crate::ghash::vpclmulqdq::core::h_times_x_inv(h).to_le_bytes()
+    }
 
     /// Expands an AES key (16, 24 or 32 bytes) into `(encryption, AESDEC, rounds)`
     /// schedules as bytes, with the same key schedule the drivers use.
@@ -396,4 +413,27 @@ register! {
     "ctr(aes)", "ctr-aes-vaes-avx2", 600, Avx2(VaesAvx2), 1, 16, 32, CtrVaes;
     "ctr(aes)", "ctr-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10), 1, 16, 32, CtrVaes;
     "ctr(aes)", "ctr-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), 1, 16, 32, CtrVaes, uses_zmm;
+}
+
+macro_rules! register_gcm {
+    ($($driver:literal, $prio:expr, $kind:ident($token:ident) $(, $zmm:ident)?;)*) => {$(
+        inventory::submit! {
+            AlgDef::new("gcm(aes)", $driver, $prio, Ctor::Aead(|host: &HostFeatures| {
+                let width = Width::$kind($token::new(host, $driver)?);
+                Ok(Box::new(GcmVaes::new($driver, width)))
+            }))
+            .requires($token::FEATURES)
+            .block_size(1)
+            .key_sizes(16, 32)
+            .iv_size(crate::gcm_util::GCM_NONCE_LEN)
+            .out_size(crate::gcm_util::GCM_TAG_LEN)
+            $(.$zmm())?
+        }
+    )*};
+}
+
+register_gcm! {
+    "gcm-aes-vaes-avx2", 600, Avx2(VaesAvx2);
+    "gcm-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10);
+    "gcm-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), uses_zmm;
 }

@@ -1,0 +1,168 @@
+//! The `#[target_feature]` entries of the stitched GCM core (`gcm`), one per width and
+//! operation, as `entry` has them for XTS and CTR: `#[inline(never)]` named symbols for
+//! `cargo xtask asm` and `cargo xtask emu`, plain pointers and lengths in, no allocation,
+//! no panic, no call. `src` and `dst` are identical (in place) or disjoint.
+
+use super::entry::{by_rounds, RoundKeyBytes};
+use super::gcm::{gcm_crypt, gcm_one_shot};
+use crate::ghash::vpclmulqdq::core::GhashPowers;
+use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
+
+/// The streaming entries' type: keys, rounds, powers, counter, accumulator, src, dst, len.
+pub type GcmEntry = unsafe fn(
+    &RoundKeyBytes,
+    usize,
+    &GhashPowers,
+    &mut [u8; 16],
+    &mut [u8; 16],
+    *const u8,
+    *mut u8,
+    usize,
+);
+
+/// The one-shot entries' type: keys, rounds, powers, J0, AAD, AAD length, src, dst, len,
+/// tag.
+pub type GcmOneShotEntry = unsafe fn(
+    &RoundKeyBytes,
+    usize,
+    &GhashPowers,
+    &[u8; 16],
+    *const u8,
+    usize,
+    *const u8,
+    *mut u8,
+    usize,
+    &mut [u8; 16],
+);
+
+macro_rules! entries {
+    ($(
+        $(#[$doc:meta])*
+        $features:literal, $v:ty, $n:tt => $enc:ident, $dec:ident, $seal:ident, $open:ident;
+    )*) => {$(
+        $(#[$doc])*
+        /// Streaming encryption of `len` bytes (a partial block only at the end of the
+        /// request): the keystream from the counter block `ctr` (advanced), the ciphertext
+        /// GHASHed into `acc`. `keys` is the encryption schedule of `rounds` (10, 12, 14).
+        ///
+        /// # Safety
+        /// `src` is valid for reads and `dst` for writes of `len` bytes, `src == dst` or
+        /// the two do not overlap, and the CPU has the features this function is compiled
+        /// for.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $enc(
+            keys: &RoundKeyBytes,
+            rounds: usize,
+            powers: &GhashPowers,
+            ctr: &mut [u8; 16],
+            acc: &mut [u8; 16],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, gcm_crypt::<$v, $n, false>(keys, powers, ctr, acc, src, dst, len))
+            }
+        }
+
+        $(#[$doc])*
+        /// Streaming decryption: the ciphertext GHASHed into `acc`, then decrypted. As the
+        /// encryption entry otherwise.
+        ///
+        /// # Safety
+        /// As for the encryption entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $dec(
+            keys: &RoundKeyBytes,
+            rounds: usize,
+            powers: &GhashPowers,
+            ctr: &mut [u8; 16],
+            acc: &mut [u8; 16],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, gcm_crypt::<$v, $n, true>(keys, powers, ctr, acc, src, dst, len))
+            }
+        }
+
+        $(#[$doc])*
+        /// A whole encryption (the fused `seal`): AAD, text from `J0 + 1`, lengths, and the
+        /// full 16-byte tag into `tag`.
+        ///
+        /// # Safety
+        /// `aad` is valid for reads of `aad_len` bytes; otherwise as the encryption entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $seal(
+            keys: &RoundKeyBytes,
+            rounds: usize,
+            powers: &GhashPowers,
+            j0: &[u8; 16],
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            tag: &mut [u8; 16],
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, gcm_one_shot::<$v, $n, false>(
+                    keys, powers, j0, aad, aad_len, src, dst, len, tag
+                ))
+            }
+        }
+
+        $(#[$doc])*
+        /// A whole decryption (the fused `open`): decrypts into `dst` and writes the full
+        /// expected tag into `tag`; the caller compares it and wipes `dst` on a mismatch.
+        ///
+        /// # Safety
+        /// As for the seal entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $open(
+            keys: &RoundKeyBytes,
+            rounds: usize,
+            powers: &GhashPowers,
+            j0: &[u8; 16],
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            tag: &mut [u8; 16],
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                by_rounds!(rounds, gcm_one_shot::<$v, $n, true>(
+                    keys, powers, j0, aad, aad_len, src, dst, len, tag
+                ))
+            }
+        }
+    )*};
+}
+
+entries! {
+    /// `gcm-aes-vaes-avx2`: ymm registers, VEX encoding.
+    "aes,avx2,vaes,vpclmulqdq", Ymm<Vex>, 8 =>
+        gcm_enc_vaes_avx2, gcm_dec_vaes_avx2, gcm_seal_vaes_avx2, gcm_open_vaes_avx2;
+    /// `gcm-aes-vaes-avx10_256`: ymm registers with AVX-512VL/BW mask registers.
+    "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Ymm<Evex>, 8 =>
+        gcm_enc_vaes_avx10_256, gcm_dec_vaes_avx10_256, gcm_seal_vaes_avx10_256,
+        gcm_open_vaes_avx10_256;
+    /// `gcm-aes-vaes-avx10_512`: zmm registers.
+    "aes,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl", Zmm, 4 =>
+        gcm_enc_vaes_avx10_512, gcm_dec_vaes_avx10_512, gcm_seal_vaes_avx10_512,
+        gcm_open_vaes_avx10_512;
+}
