@@ -3,7 +3,8 @@
 //! * `cargo xtask ci`   — formatting, clippy (warnings are errors; once more with
 //!   `--cfg cryptoreg_fault_injection`), the embedded copies, every test, the proof that
 //!   an `--all-features` build ships no faulty driver, `cargo package` of the published
-//!   crates, the AVX-512 emulation check and the machine-code check. This is the README's
+//!   crates, the AVX-512 emulation check, the machine-code check and the constant-time
+//!   check under Valgrind. This is the README's
 //!   test command and what `.ci/run` calls.
 //! * `cargo xtask test` — every test (release-optimized test profile), then the facade's
 //!   and the tool's tests again under `--cfg cryptoreg_fault_injection`, which include the
@@ -13,12 +14,18 @@
 //! * `cargo xtask asm`  — inspects the emitted machine code of the SIMD entry functions.
 //! * `cargo xtask sync` — rewrites the crates' embedded copies of `configs/*.toml` and
 //!   `README.md` from the originals (see `package.rs`).
+//! * `cargo xtask ctgrind` — the constant-time check: the generic drivers under Valgrind
+//!   memcheck with secrets marked undefined, and a negative control that must fail.
 //! * `cargo xtask bench` — criterion benches.
+//! * `cargo xtask peers` — the AEADs against ring and aws-lc-rs (`benches/peers`, its own
+//!   workspace, which `ci` does not compile).
 
 mod asm;
+mod ctgrind;
 mod emu;
 mod fault_injection;
 mod package;
+mod peers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -83,6 +90,7 @@ fn ci() -> Result<(), String> {
     package::package()?;
     asm::run(&root).map(|s| println!("{s}"))?;
     emu::run(&root).map(|s| println!("{s}"))?;
+    ctgrind::run(&root).map(|s| println!("{s}"))?;
     Ok(())
 }
 
@@ -93,9 +101,11 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("emu") => emu::run(&root()).map(|s| println!("{s}")),
         Some("asm") => asm::run(&root()).map(|s| println!("{s}")),
+        Some("ctgrind") => ctgrind::run(&root()).map(|s| println!("{s}")),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|sync|bench>".to_string()),
+        Some("peers") => peers::run(&root(), &args[1..]),
+        _ => Err("usage: cargo xtask <ci|test|emu|asm|ctgrind|sync|bench|peers>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

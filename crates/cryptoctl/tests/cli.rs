@@ -396,6 +396,7 @@ fn speed_json_rows() {
         assert!(r["driver"].is_string(), "{r}");
         assert!([16, 4096].contains(&r["size"].as_u64().unwrap()), "{r}");
         assert!(r["bytes_per_sec"].as_u64().unwrap() > 0, "{r}");
+        assert!(r.get("op").is_none(), "skciphers have one operation: {r}");
     }
     assert!(
         rows.iter().any(|r| r["driver"] == "xts(ecb(aes-generic))"),
@@ -432,6 +433,155 @@ fn speed_json_rows() {
     );
     assert!(err.contains("--key-bits 100"), "{err}");
     fails(&["speed", "rot13", "--time-ms", "1", "--config", c], 2);
+}
+
+/// AEADs get a seal and an open row per driver (an open that failed its tag check would
+/// have no row), the all-generic instance among them; `--aad` and `--key-bits` show in
+/// the header.
+#[test]
+fn speed_aead_seal_and_open_rows() {
+    let dir = TempDir::new("speedaead");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let rows = json(&[
+        "speed",
+        "gcm(aes)",
+        "--sizes",
+        "16",
+        "1420",
+        "--time-ms",
+        "2",
+        "--json",
+        "--config",
+        c,
+    ]);
+    let rows = rows.as_array().unwrap();
+    let drivers: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["driver"].as_str().unwrap()).collect();
+    assert!(
+        drivers.contains("gcm_base(ctr(aes-generic),ghash-generic)"),
+        "the all-generic instance is always measured: {rows:?}"
+    );
+    for d in &drivers {
+        for op in ["seal", "open"] {
+            for size in [16, 1420] {
+                let r = rows
+                    .iter()
+                    .find(|r| r["driver"] == *d && r["op"] == op && r["size"] == size)
+                    .unwrap_or_else(|| panic!("no {op} row for {d} at {size}: {rows:?}"));
+                assert!(r["bytes_per_sec"].as_u64().unwrap() > 0, "{r}");
+            }
+        }
+    }
+    assert_eq!(rows.len(), drivers.len() * 4, "{rows:?}");
+
+    let t = text(&[
+        "speed",
+        "gcm(aes)",
+        "--sizes",
+        "64",
+        "--time-ms",
+        "1",
+        "--key-bits",
+        "256",
+        "--aad",
+        "16",
+        "--config",
+        c,
+    ]);
+    let header = t.lines().next().unwrap();
+    for want in [
+        "256-bit key",
+        "authsize 16",
+        "16-byte AAD",
+        "seal in place",
+        "open out of place",
+    ] {
+        assert!(header.contains(want), "{want:?} missing: {t}");
+    }
+    assert!(t.lines().nth(1).unwrap().contains("OP"), "{t}");
+    let body: Vec<&str> = t.lines().skip(2).collect();
+    assert!(body.iter().any(|l| l.contains(" seal ")), "{t}");
+    assert!(body.iter().any(|l| l.contains(" open ")), "{t}");
+
+    let err = fails(
+        &[
+            "speed",
+            "gcm(aes)",
+            "--key-bits",
+            "100",
+            "--time-ms",
+            "1",
+            "--config",
+            c,
+        ],
+        2,
+    );
+    assert!(err.contains("--key-bits 100"), "{err}");
+    fails(
+        &[
+            "speed",
+            "gcm(aes)",
+            "--aad",
+            "70000",
+            "--time-ms",
+            "1",
+            "--config",
+            c,
+        ],
+        2,
+    );
+}
+
+/// Hashes get one digest row per driver and size; GHASH is keyed (128-bit key).
+#[test]
+fn speed_hash_digest_rows() {
+    let dir = TempDir::new("speedhash");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let rows = json(&[
+        "speed",
+        "ghash",
+        "--sizes",
+        "16",
+        "4096",
+        "--time-ms",
+        "2",
+        "--json",
+        "--config",
+        c,
+    ]);
+    let rows = rows.as_array().unwrap();
+    for r in rows {
+        assert!([16, 4096].contains(&r["size"].as_u64().unwrap()), "{r}");
+        assert!(r["bytes_per_sec"].as_u64().unwrap() > 0, "{r}");
+        assert!(r.get("op").is_none(), "{r}");
+    }
+    for size in [16, 4096] {
+        assert!(
+            rows.iter()
+                .any(|r| r["driver"] == "ghash-generic" && r["size"] == size),
+            "{rows:?}"
+        );
+    }
+    let t = text(&[
+        "speed",
+        "ghash",
+        "--sizes",
+        "64",
+        "--time-ms",
+        "1",
+        "--config",
+        c,
+    ]);
+    assert!(
+        t.lines()
+            .next()
+            .unwrap()
+            .contains("128-bit key, one-shot digest"),
+        "{t}"
+    );
+    assert!(t.contains("ghash-generic"), "{t}");
 }
 
 /// `kat` and `off` say what they leave untested; an algorithm left with no usable driver

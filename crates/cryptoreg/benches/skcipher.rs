@@ -3,30 +3,16 @@
 //! driver the registry picks, in place against out of place at 4096 bytes. Run with
 //! `cargo xtask bench` or `cargo bench -p cryptoreg`.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 use cryptoreg::{Config, Registry};
 use cryptoreg_registry::{inventory, AlgDef, Factory, HostFeatures, SkcipherImpl};
 
-/// Concrete drivers, plus the template instances the resolver would build, that passed.
-fn drivers(reg: &Registry, name: &str) -> Vec<String> {
-    if let Ok(generic) = cryptoreg::driver::names::build_generic_driver_name(name) {
-        let _ = reg.resolve(&generic);
-    }
-    let _ = reg.resolve(name);
-    let mut out: Vec<(u32, String)> = reg
-        .list()
-        .into_iter()
-        .filter(|e| e.name == name && e.state == "passed")
-        .map(|e| (e.priority, e.driver))
-        .collect();
-    out.sort_by(|a, b| b.cmp(a));
-    out.into_iter().map(|(_, d)| d).collect()
-}
-
 fn bench_alg(c: &mut Criterion, reg: &Registry, name: &str, key_len: usize, sizes: &[usize]) {
     let mut group = c.benchmark_group(name);
-    for driver in drivers(reg, name) {
+    for driver in common::drivers(reg, name) {
         let mut h = reg
             .alloc_skcipher(&driver)
             .expect("passed driver allocates");

@@ -1,6 +1,17 @@
-//! `cryptoctl speed NAME`: encryption throughput of every driver of an algorithm, side by
-//! side, in the manner of the kernel's tcrypt (`modprobe tcrypt mode=...`), so the
-//! priority ladder can be checked against reality on this machine.
+//! `cryptoctl speed NAME`: throughput of every driver of an algorithm, side by side, in
+//! the manner of the kernel's tcrypt (`modprobe tcrypt mode=...`), so the priority ladder
+//! can be checked against reality on this machine.
+//!
+//! What is measured, by type:
+//!
+//! * ciphers and skciphers: encryption in place;
+//! * AEADs (`gcm(aes)`): two rows per driver. `seal` in place, the one-shot path
+//!   (`Aead::seal`); `open` out of place from one ciphertext segment into one output
+//!   segment (`Aead::open_to`), as tcrypt does, because the ciphertext must stay intact to
+//!   be opened again. Tag size 16 (or the driver's largest, if smaller); AAD of `--aad N`
+//!   bytes, 0 by default (16 is IPsec ESP's);
+//! * hashes (`ghash`, `sha256`): one-shot `digest`, keyed first with a random key when
+//!   the hash is a MAC.
 //!
 //! Which drivers: every entry of that algorithm name that passed (or, with self-tests
 //! off, is untested) and that this host can execute; the template instance the name
@@ -8,7 +19,7 @@
 //! `build_generic_driver_name`) so the bottom of the ladder is visible too. Each is
 //! allocated by its exact driver name, which the registry honours whatever its priority.
 //!
-//! How: encryption in place of one buffer per size, after a warm-up that also sizes the
+//! How: one operation on one buffer per size, after a warm-up that also sizes the
 //! batch, repeated for about `--time-ms` per cell; bytes per second is bytes processed
 //! over wall time. This is a quick comparative table, not a benchmark harness: use the
 //! criterion benches for statistics. Numbers from a debug build are meaningless, which
@@ -19,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use cryptoreg::{AlgType, Cipher, DriverInfo, ListEntry, Registry, Skcipher};
+use cryptoreg::{Aead, AlgType, Cipher, DriverInfo, Hash, ListEntry, Registry, Skcipher};
 
 use crate::cmd::Globals;
 use crate::error::CliError;
@@ -39,36 +50,114 @@ pub struct Args {
     /// Buffer sizes in bytes.
     #[arg(long, value_name = "N", num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=(1 << 24)))]
     pub sizes: Vec<u32>,
-    /// AES key size: 128, 192 or 256 (XTS takes two keys of this size). Default 128, or
-    /// the largest the algorithm takes if it does not take 128.
+    /// Key size: 128, 192 or 256 for AES (XTS takes two keys of this size); the MAC key of
+    /// a keyed hash. Default 128, or the largest the algorithm takes if it does not take
+    /// 128.
     #[arg(long, value_name = "N")]
     pub key_bits: Option<usize>,
     /// Measuring time per cell, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 50,
           value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub time_ms: u64,
+    /// AEADs: bytes of associated data per message (16 is IPsec ESP's).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=(1 << 16)))]
+    pub aad: u32,
 }
+
+/// The tag size measured for AEADs (or the driver's largest, if that is smaller).
+const AUTHSIZE: usize = 16;
 
 /// One measured cell.
 #[derive(Debug, Serialize)]
 struct Row {
     driver: String,
+    /// `seal` or `open` for AEADs; absent for the types with one operation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    op: Option<&'static str>,
     size: usize,
     bytes_per_sec: u64,
 }
 
-/// A keyed handle of either type the tool measures.
+/// One table row: priority, driver, operation (AEADs), a cell per size.
+type TableRow = (u32, String, Option<&'static str>, Vec<Option<f64>>);
+
+/// A keyed handle of any type the tool measures, with its fixed per-call inputs.
 enum Bench {
     Cipher(Cipher),
     Skcipher(Skcipher, Vec<u8>),
+    /// The handle, a nonce, the AAD.
+    Aead(Aead, Vec<u8>, Vec<u8>),
+    Hash(Hash),
+}
+
+/// One row's operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Encrypt,
+    Seal,
+    Open,
+    Digest,
+}
+
+impl Op {
+    /// The row label of AEAD operations (the only type with more than one).
+    fn label(self) -> Option<&'static str> {
+        match self {
+            Op::Seal => Some("seal"),
+            Op::Open => Some("open"),
+            Op::Encrypt | Op::Digest => None,
+        }
+    }
 }
 
 impl Bench {
-    /// Encrypts `buf` in place once.
-    fn run(&self, buf: &mut [u8]) -> cryptoreg::Result<()> {
+    /// The operations measured for this type, one row each.
+    fn ops(&self) -> &'static [Op] {
         match self {
-            Bench::Cipher(c) => c.encrypt_blocks(buf),
-            Bench::Skcipher(s, iv) => s.encrypt_in_place(iv, buf),
+            Bench::Cipher(_) | Bench::Skcipher(..) => &[Op::Encrypt],
+            Bench::Aead(..) => &[Op::Seal, Op::Open],
+            Bench::Hash(_) => &[Op::Digest],
+        }
+    }
+
+    /// Bytes per second of `op` on `size` bytes, or `None` when the driver refuses that
+    /// length (CBC and block ciphers take only whole blocks).
+    fn measure(&self, op: Op, size: usize, cell: Duration) -> Option<f64> {
+        match (self, op) {
+            (Bench::Cipher(c), _) => {
+                let mut buf = vec![0x5au8; size];
+                time(size, cell, || c.encrypt_blocks(black_box(&mut buf)))
+            }
+            (Bench::Skcipher(s, iv), _) => {
+                let mut buf = vec![0x5au8; size];
+                time(size, cell, || s.encrypt_in_place(iv, black_box(&mut buf)))
+            }
+            (Bench::Aead(a, nonce, aad), Op::Open) => {
+                // A valid ciphertext and tag, opened into another buffer every time.
+                let mut ct = vec![0x5au8; size];
+                let mut tag = vec![0u8; a.authsize()];
+                a.seal(nonce, aad, &mut ct, &mut tag).ok()?;
+                let mut out = vec![0u8; size];
+                let aad: &[&[u8]] = if aad.is_empty() { &[] } else { &[aad] };
+                time(size, cell, || {
+                    a.open_to(nonce, aad, &[&ct], &mut [black_box(&mut out)], &tag)
+                })
+            }
+            (Bench::Aead(a, nonce, aad), _) => {
+                let mut buf = vec![0x5au8; size];
+                let mut tag = vec![0u8; a.authsize()];
+                time(size, cell, || {
+                    a.seal(nonce, aad, black_box(&mut buf), black_box(&mut tag))
+                })
+            }
+            (Bench::Hash(h), _) => {
+                let data = vec![0x5au8; size];
+                let mut out = vec![0u8; h.digest_size()];
+                time(size, cell, || {
+                    h.digest(black_box(&data), black_box(&mut out))
+                })
+            }
         }
     }
 }
@@ -89,30 +178,33 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     let cell = Duration::from_millis(args.time_ms);
 
     let mut rows = Vec::new();
-    let mut table_rows: Vec<(u32, String, Vec<Option<f64>>)> = Vec::new();
+    let mut table_rows: Vec<TableRow> = Vec::new();
     let mut key_state = seed_from_clock();
     for (prio, info) in &drivers {
         let key = random_key(&alg, key_bits, &mut key_state);
-        let bench = match keyed(&reg, info, &key) {
+        let bench = match keyed(&reg, info, &key, args.aad as usize) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("cryptoctl: skipping {}: {e}", info.driver());
                 continue;
             }
         };
-        let mut cells = Vec::with_capacity(sizes.len());
-        for &size in &sizes {
-            let rate = measure(&bench, size, cell);
-            if let Some(r) = rate {
-                rows.push(Row {
-                    driver: info.driver().to_string(),
-                    size,
-                    bytes_per_sec: r as u64,
-                });
+        for &op in bench.ops() {
+            let mut cells = Vec::with_capacity(sizes.len());
+            for &size in &sizes {
+                let rate = bench.measure(op, size, cell);
+                if let Some(r) = rate {
+                    rows.push(Row {
+                        driver: info.driver().to_string(),
+                        op: op.label(),
+                        size,
+                        bytes_per_sec: r as u64,
+                    });
+                }
+                cells.push(rate);
             }
-            cells.push(rate);
+            table_rows.push((*prio, info.driver().to_string(), op.label(), cells));
         }
-        table_rows.push((*prio, info.driver().to_string(), cells));
     }
     if table_rows.is_empty() {
         return Err(CliError::Runtime(format!(
@@ -122,15 +214,23 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     if g.json {
         return Globals::to_json(&rows);
     }
+    let alg_type = drivers.first().map(|(_, d)| d.alg_type());
+    let is_aead = alg_type == Some(AlgType::Aead);
     let mut header: Vec<(String, Align)> = vec![
         ("DRIVER".to_string(), Align::Left),
         ("PRIO".to_string(), Align::Right),
     ];
+    if is_aead {
+        header.push(("OP".to_string(), Align::Left));
+    }
     header.extend(sizes.iter().map(|s| (s.to_string(), Align::Right)));
     let cols: Vec<(&str, Align)> = header.iter().map(|(h, a)| (h.as_str(), *a)).collect();
     let mut t = Table::new(&cols);
-    for (prio, driver, cells) in &table_rows {
+    for (prio, driver, op, cells) in &table_rows {
         let mut r = vec![driver.clone(), prio.to_string()];
+        if is_aead {
+            r.push(op.unwrap_or_default().to_string());
+        }
         r.extend(cells.iter().map(|c| match c {
             // Whole MB/s where that is precise enough; a decimal for the slow cells.
             Some(bps) if *bps >= 100e6 => format!("{:.0}", bps / 1e6),
@@ -141,11 +241,22 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     }
     let key_desc = if is_xts(&alg) {
         format!("2x{key_bits}-bit keys")
+    } else if key_bits == 0 {
+        "no key".to_string()
     } else {
         format!("{key_bits}-bit key")
     };
+    let what = match alg_type {
+        Some(AlgType::Aead) => format!(
+            "authsize {}, {}-byte AAD; seal in place, open out of place",
+            AUTHSIZE.min(drivers.iter().map(|(_, d)| d.out_size()).min().unwrap_or(0)),
+            args.aad
+        ),
+        Some(AlgType::Hash) => "one-shot digest".to_string(),
+        _ => "encryption in place".to_string(),
+    };
     Ok(format!(
-        "speed {alg}, {key_desc}, encryption in place, MB/s (10^6 bytes/s) by buffer size in bytes\n{}",
+        "speed {alg}, {key_desc}, {what}, MB/s (10^6 bytes/s) by buffer size in bytes\n{}",
         t.render("")
     ))
 }
@@ -215,10 +326,15 @@ fn pick_drivers(
                     .find(|e| e.driver == d)
                     .map_or(info.base_priority(), |e| e.priority);
                 let t = info.alg_type();
-                if t != AlgType::Cipher && t != AlgType::Skcipher {
-                    return Err(CliError::Usage(format!(
-                        "speed measures cipher and skcipher algorithms; {d} is a {t}"
-                    )));
+                if let Some((_, first)) = out.first() {
+                    let first: &DriverInfo = first;
+                    if first.alg_type() != t {
+                        return Err(CliError::Usage(format!(
+                            "{d} is a {t} but {} is a {}: measure one type at a time",
+                            first.driver(),
+                            first.alg_type()
+                        )));
+                    }
                 }
                 out.push((prio, (*info).clone()));
             }
@@ -285,13 +401,34 @@ fn choose_key_bits(
     }
 }
 
-/// Allocates `info` by its exact driver name and keys it.
-fn keyed(reg: &Registry, info: &DriverInfo, key: &[u8]) -> cryptoreg::Result<Bench> {
+/// Allocates `info` by its exact driver name and keys it (an unkeyed hash takes no key,
+/// `key` is then empty). AEADs get tag size [`AUTHSIZE`] where they allow it, a zero
+/// nonce and `aad_len` bytes of AAD.
+fn keyed(
+    reg: &Registry,
+    info: &DriverInfo,
+    key: &[u8],
+    aad_len: usize,
+) -> cryptoreg::Result<Bench> {
     Ok(match info.alg_type() {
         AlgType::Cipher => {
             let mut c = reg.alloc_cipher(info.driver())?;
             c.set_key(key)?;
             Bench::Cipher(c)
+        }
+        AlgType::Aead => {
+            let mut a = reg.alloc_aead(info.driver())?;
+            a.set_key(key)?;
+            a.set_authsize(AUTHSIZE.min(a.max_authsize()))?;
+            let nonce = vec![0u8; a.nonce_size()];
+            Bench::Aead(a, nonce, vec![0xa5; aad_len])
+        }
+        AlgType::Hash => {
+            let mut h = reg.alloc_hash(info.driver())?;
+            if h.is_keyed() {
+                h.set_key(key)?;
+            }
+            Bench::Hash(h)
         }
         _ => {
             let mut s = reg.alloc_skcipher(info.driver())?;
@@ -302,11 +439,9 @@ fn keyed(reg: &Registry, info: &DriverInfo, key: &[u8]) -> cryptoreg::Result<Ben
     })
 }
 
-/// Bytes per second for one size, or `None` when the driver refuses that length (CBC
-/// and block ciphers take only whole blocks).
-fn measure(bench: &Bench, size: usize, cell: Duration) -> Option<f64> {
-    let mut buf = vec![0x5au8; size];
-    bench.run(&mut buf).ok()?;
+/// Bytes per second of `op` on `size` bytes, or `None` when its first call is refused.
+fn time(size: usize, cell: Duration, mut op: impl FnMut() -> cryptoreg::Result<()>) -> Option<f64> {
+    op().ok()?;
     // Warm-up, doubling the batch until one batch takes about a millisecond, and for at
     // least a fifth of the cell so caches, branch predictors and clocks settle.
     let mut batch: u64 = 1;
@@ -314,7 +449,7 @@ fn measure(bench: &Bench, size: usize, cell: Duration) -> Option<f64> {
     loop {
         let t = Instant::now();
         for _ in 0..batch {
-            let _ = bench.run(black_box(&mut buf));
+            let _ = op();
         }
         if t.elapsed() < Duration::from_millis(1) {
             batch *= 2;
@@ -326,12 +461,11 @@ fn measure(bench: &Bench, size: usize, cell: Duration) -> Option<f64> {
     let mut ops: u64 = 0;
     while start.elapsed() < cell {
         for _ in 0..batch {
-            let _ = bench.run(black_box(&mut buf));
+            let _ = op();
         }
         ops += batch;
     }
     let secs = start.elapsed().as_secs_f64();
-    black_box(&buf);
     Some(ops as f64 * size as f64 / secs)
 }
 

@@ -1,0 +1,107 @@
+//! The contenders of an AEAD comparison: a cryptoreg driver by exact name, ring and
+//! aws-lc-rs. Every one seals in place with a 16-byte tag, a 12-byte nonce and the same
+//! AAD, the way a protocol (TLS, ESP) calls them. Written per AEAD, not per cipher, so
+//! ChaCha20-Poly1305 (issue 9) needs only its algorithm values.
+
+use std::hint::black_box;
+
+use cryptoreg::Registry;
+
+use crate::harness::Contender;
+
+/// A cryptoreg driver (by exact driver name, which the registry honours whatever its
+/// priority) sealing `size` bytes in place.
+pub fn cryptoreg_seal<'a>(
+    reg: &Registry,
+    driver: &str,
+    key: &[u8],
+    aad: &'a [u8],
+    size: usize,
+) -> cryptoreg::Result<Contender<'a>> {
+    let mut h = reg.alloc_aead(driver)?;
+    h.set_key(key)?;
+    h.set_authsize(16)?;
+    let nonce = vec![0u8; h.nonce_size()];
+    let mut buf = vec![0x5au8; size];
+    let mut tag = [0u8; 16];
+    Ok(Contender::new(driver, move |n| {
+        for _ in 0..n {
+            h.seal(&nonce, aad, black_box(&mut buf), black_box(&mut tag))
+                .expect("seals");
+        }
+    }))
+}
+
+/// Same shape for ring and aws-lc-rs, whose `aead` modules share one API.
+macro_rules! peer_seal {
+    ($fn_name:ident, $krate:ident, $label:literal) => {
+        /// `LessSafeKey::seal_in_place_separate_tag` of the peer, on `size` bytes.
+        pub fn $fn_name<'a>(
+            alg: &'static $krate::aead::Algorithm,
+            key: &[u8],
+            aad: &'a [u8],
+            size: usize,
+        ) -> Contender<'a> {
+            use $krate::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
+            let key = LessSafeKey::new(UnboundKey::new(alg, key).expect("valid key"));
+            let mut buf = vec![0x5au8; size];
+            Contender::new($label, move |n| {
+                for _ in 0..n {
+                    let tag = key
+                        .seal_in_place_separate_tag(
+                            Nonce::assume_unique_for_key([0u8; 12]),
+                            Aad::from(aad),
+                            black_box(&mut buf),
+                        )
+                        .expect("seals");
+                    let _ = black_box(tag);
+                }
+            })
+        }
+    };
+}
+
+peer_seal!(ring_seal, ring, "ring 0.17");
+peer_seal!(aws_lc_seal, aws_lc_rs, "aws-lc-rs 1");
+
+/// A cryptoreg keyed hash by exact driver name, one-shot digest of `size` bytes.
+pub fn cryptoreg_digest<'a>(
+    reg: &Registry,
+    driver: &str,
+    size: usize,
+) -> cryptoreg::Result<Contender<'a>> {
+    let mut h = reg.alloc_hash(driver)?;
+    if h.is_keyed() {
+        let key: Vec<u8> = (0..h.info().sizes().max_key)
+            .map(|i| i as u8 ^ 0x3c)
+            .collect();
+        h.set_key(&key)?;
+    }
+    let data = vec![0x5au8; size];
+    let mut out = vec![0u8; h.digest_size()];
+    Ok(Contender::new(driver, move |n| {
+        for _ in 0..n {
+            h.digest(black_box(&data), black_box(&mut out))
+                .expect("digests");
+        }
+    }))
+}
+
+/// A cryptoreg skcipher by exact driver name, encrypting `size` bytes in place.
+pub fn cryptoreg_encrypt<'a>(
+    reg: &Registry,
+    driver: &str,
+    key: &[u8],
+    size: usize,
+) -> cryptoreg::Result<Contender<'a>> {
+    let mut h = reg.alloc_skcipher(driver)?;
+    h.set_key(key)?;
+    let iv = vec![0u8; h.iv_size()];
+    let mut buf = vec![0x5au8; size];
+    Ok(Contender::new(driver, move |n| {
+        for _ in 0..n {
+            h.encrypt_in_place(&iv, black_box(&mut buf))
+                .expect("encrypts");
+        }
+    }))
+}

@@ -1,0 +1,85 @@
+//! Interleaved timing: every contender of a comparison runs in the same rounds, one
+//! batch each in turn, so a change of clock frequency, a noisy neighbour or thermal drift
+//! hits all of them alike instead of whichever happened to run last. The figure kept is
+//! the median over rounds, which ignores the odd interrupted batch.
+
+use std::time::{Duration, Instant};
+
+/// One implementation of one operation on one message size.
+pub struct Contender<'a> {
+    pub name: String,
+    /// Runs the operation `n` times.
+    pub run: Box<dyn FnMut(u64) + 'a>,
+}
+
+impl<'a> Contender<'a> {
+    pub fn new(name: impl Into<String>, run: impl FnMut(u64) + 'a) -> Contender<'a> {
+        Contender {
+            name: name.into(),
+            run: Box::new(run),
+        }
+    }
+}
+
+/// How long and how often.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Rounds; each contender's figure is the median of this many batches.
+    pub reps: usize,
+    /// The target duration of one batch.
+    pub slice: Duration,
+}
+
+/// Operations per batch so that one batch of `c` takes about `slice`.
+fn calibrate(c: &mut Contender<'_>, slice: Duration) -> u64 {
+    let mut n: u64 = 1;
+    loop {
+        let t = Instant::now();
+        (c.run)(n);
+        let took = t.elapsed();
+        if took >= slice / 4 || n >= 1 << 30 {
+            let scale = slice.as_secs_f64() / took.as_secs_f64().max(1e-9);
+            return ((n as f64 * scale) as u64).max(1);
+        }
+        n *= 2;
+    }
+}
+
+/// Median bytes per second of each contender on `size`-byte messages, in their order.
+pub fn interleaved(contenders: &mut [Contender<'_>], size: usize, s: Settings) -> Vec<f64> {
+    // Calibration doubles as the warm-up.
+    let batches: Vec<u64> = contenders
+        .iter_mut()
+        .map(|c| calibrate(c, s.slice))
+        .collect();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(s.reps); contenders.len()];
+    for _ in 0..s.reps {
+        for ((c, &n), out) in contenders.iter_mut().zip(&batches).zip(&mut samples) {
+            let t = Instant::now();
+            (c.run)(n);
+            let secs = t.elapsed().as_secs_f64().max(1e-9);
+            out.push(n as f64 * size as f64 / secs);
+        }
+    }
+    samples.into_iter().map(median).collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}

@@ -1,0 +1,71 @@
+//! Criterion benches of `gcm(aes)`: every driver that passed (concrete drivers, the
+//! template instance the name builds and the all-generic one), with 128- and 256-bit
+//! keys, at the sizes the speed goals name (16, 64, 1420 and 8192 bytes).
+//!
+//! `seal` is the one-shot call in place with a 16-byte tag and no AAD. `open` decrypts
+//! out of place from one ciphertext segment into one output segment (`open_to`), as the
+//! kernel's tcrypt does: the ciphertext must stay intact to be opened again, and copying
+//! it back before every call would be timed too. Run with `cargo xtask bench` or
+//! `cargo bench -p cryptoreg --bench aead`.
+
+mod common;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+use cryptoreg::{Config, Registry};
+
+const SIZES: &[usize] = &[16, 64, 1420, 8192];
+
+fn bench_gcm(c: &mut Criterion, reg: &Registry, key_len: usize) {
+    let name = "gcm(aes)";
+    let mut group = c.benchmark_group(format!("{name} {}-bit", key_len * 8));
+    let drivers = common::drivers(reg, name);
+    assert!(!drivers.is_empty(), "no driver of {name} passed");
+    for driver in drivers {
+        let mut h = reg.alloc_aead(&driver).expect("passed driver allocates");
+        let key: Vec<u8> = (0..key_len as u8).map(|i| i ^ 0x80).collect();
+        h.set_key(&key).expect("valid key");
+        h.set_authsize(16).expect("GCM takes 16-byte tags");
+        let nonce = [0x24u8; 12];
+        for &size in SIZES {
+            group.throughput(Throughput::Bytes(size as u64));
+            let mut buf = vec![0x5Au8; size];
+            let mut tag = [0u8; 16];
+            group.bench_with_input(
+                BenchmarkId::new(format!("{driver} seal"), size),
+                &size,
+                |b, _| b.iter(|| h.seal(&nonce, &[], &mut buf, &mut tag).expect("seals")),
+            );
+            let mut ct = vec![0x5Au8; size];
+            h.seal(&nonce, &[], &mut ct, &mut tag).expect("seals");
+            let mut out = vec![0u8; size];
+            group.bench_with_input(
+                BenchmarkId::new(format!("{driver} open"), size),
+                &size,
+                |b, _| {
+                    b.iter(|| {
+                        h.open_to(&nonce, &[], &[&ct], &mut [&mut out], &tag)
+                            .expect("opens")
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let reg = cryptoreg::boot(Config::embedded(), None).expect("boot");
+    bench_gcm(c, &reg, 16);
+    bench_gcm(c, &reg, 32);
+}
+
+criterion_group! {
+    name = aead;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_millis(800));
+    targets = benches
+}
+criterion_main!(aead);
