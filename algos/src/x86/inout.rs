@@ -49,6 +49,15 @@ impl<'a> RawInOut<'a> {
         }
     }
 
+    /// The run of a driver-interface [`InOut`](cryptoreg_registry::InOut).
+    #[inline(always)]
+    pub(crate) fn from_inout(io: cryptoreg_registry::InOut<'a>) -> Self {
+        match io {
+            cryptoreg_registry::InOut::InPlace(buf) => Self::in_place(buf),
+            cryptoreg_registry::InOut::Split { src, dst } => Self::split(src, dst),
+        }
+    }
+
     /// Length in bytes.
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {

@@ -54,6 +54,12 @@ cpu_token!(
     Pclmul = [Pclmulqdq, Ssse3, Sse2]
 );
 
+cpu_token!(
+    /// AES-NI and PCLMULQDQ on xmm with SSSE3: `gcm-aes-aesni` (AES-CTR and GHASH
+    /// stitched in one loop).
+    AesNiPclmul = [Aes, Pclmulqdq, Ssse3, Sse2]
+);
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {
@@ -66,7 +72,7 @@ macro_rules! implies_aesni {
     )*};
 }
 
-implies_aesni!(VaesAvx2, VaesAvx10);
+implies_aesni!(VaesAvx2, VaesAvx10, AesNiPclmul);
 
 #[cfg(test)]
 mod tests {
@@ -77,11 +83,14 @@ mod tests {
     fn tokens_refuse_a_masked_feature_each() {
         let host = HostFeatures::detect();
         type Make = fn(&HostFeatures) -> Result<()>;
-        let tokens: [(&[Feature], Make); 4] = [
+        let tokens: [(&[Feature], Make); 5] = [
             (AesNi::FEATURES, |h| AesNi::new(h, "t").map(|_| ())),
             (VaesAvx2::FEATURES, |h| VaesAvx2::new(h, "t").map(|_| ())),
             (VaesAvx10::FEATURES, |h| VaesAvx10::new(h, "t").map(|_| ())),
             (Pclmul::FEATURES, |h| Pclmul::new(h, "t").map(|_| ())),
+            (AesNiPclmul::FEATURES, |h| {
+                AesNiPclmul::new(h, "t").map(|_| ())
+            }),
         ];
         for (features, make) in tokens {
             for &f in features {

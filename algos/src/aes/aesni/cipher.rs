@@ -155,6 +155,37 @@ impl Keys {
         b
     }
 
+    /// Encrypts [`LANES`] independent blocks as [`encrypt8`](Self::encrypt8), calling
+    /// `between(r)` after each middle round `r` (`1..rounds`, so at least 1 ..= 9): the
+    /// hook where a stitched kernel issues independent work (GCM's GHASH multiplies) to
+    /// fill the AES pipeline's latency.
+    #[inline(always)]
+    pub(crate) fn encrypt8_with(
+        &self,
+        mut b: [__m128i; LANES],
+        mut between: impl FnMut(usize),
+    ) -> [__m128i; LANES] {
+        for x in &mut b {
+            *x = xor(*x, self.k[0]);
+        }
+        for r in 1..self.rounds {
+            // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
+            unsafe {
+                for x in &mut b {
+                    *x = _mm_aesenc_si128(*x, self.k[r]);
+                }
+            }
+            between(r);
+        }
+        // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
+        unsafe {
+            for x in &mut b {
+                *x = _mm_aesenclast_si128(*x, self.k[self.rounds]);
+            }
+        }
+        b
+    }
+
     /// Decrypts [`LANES`] independent blocks, interleaved round by round.
     #[inline(always)]
     pub(crate) fn decrypt8(&self, mut b: [__m128i; LANES]) -> [__m128i; LANES] {

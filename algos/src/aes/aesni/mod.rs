@@ -1,5 +1,5 @@
 //! AES-NI code: the key schedule shared with the VAES drivers, the `aes-aesni` block
-//! cipher and the `ecb`/`cbc`/`ctr`/`xts` mode drivers.
+//! cipher, the `ecb`/`cbc`/`ctr`/`xts` mode drivers and `gcm-aes-aesni`.
 //!
 //! This is one of the few places `unsafe` is allowed: every intrinsic runs inside a
 //! `#[target_feature(enable = "aes,sse2")]` entry function that is only reachable through
@@ -12,5 +12,6 @@ pub(crate) mod cbc;
 pub(crate) mod cipher;
 pub(crate) mod ctr;
 pub(crate) mod ecb;
+pub(crate) mod gcm;
 pub(crate) mod key_schedule;
 pub(crate) mod xts;
