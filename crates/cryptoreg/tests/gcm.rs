@@ -87,8 +87,13 @@ fn gcm_and_rfc4106_resolve_to_tested_drivers() {
             continue;
         }
         if e.name == "gcm(aes)" || e.name == "rfc4106(gcm(aes))" {
+            // A template instance that resolution built as a candidate but did not choose
+            // (a concrete driver won at equal priority) is tested only when requested.
+            let chosen = e.driver == gcm.driver() || e.driver == esp.driver();
+            let instance_not_chosen = e.driver.contains('(') && !chosen;
             assert!(
-                matches!(e.state, "passed" | "unsupported"),
+                matches!(e.state, "passed" | "unsupported")
+                    || (instance_not_chosen && e.state == "untested"),
                 "{}: {} {:?}",
                 e.driver,
                 e.state,
