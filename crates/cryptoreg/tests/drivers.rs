@@ -28,6 +28,7 @@ fn every_expected_driver_is_registered() {
     concrete.sort();
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
+    want.extend(CHACHA_SIMD);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
     }
@@ -77,4 +78,16 @@ const VAES: &[&str] = &[
     "xts-aes-vaes-avx10_256",
     "xts-aes-vaes-avx10_512",
     "xts-aes-vaes-avx2",
+];
+
+/// The ChaCha20 / XChaCha20 SIMD ladder: four widths each.
+const CHACHA_SIMD: &[&str] = &[
+    "chacha20-avx2",
+    "chacha20-avx512f",
+    "chacha20-avx512vl",
+    "chacha20-ssse3",
+    "xchacha20-avx2",
+    "xchacha20-avx512f",
+    "xchacha20-avx512vl",
+    "xchacha20-ssse3",
 ];
