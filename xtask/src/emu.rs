@@ -156,9 +156,11 @@ const CHACHA_RUNS: [(&str, &str, bool); 5] = [
     ("arrow_lake", "avx512f", false),
 ];
 
+/// One harness run: `(Bochs CPU model, drivers, expected to pass)`.
+type Run = (&'static str, &'static str, bool);
+
 /// Each harness script with its runs.
-const HARNESSES: [(&str, &[(&str, &str, bool)]); 2] =
-    [("test_vaes.py", &RUNS), ("test_chacha.py", &CHACHA_RUNS)];
+const HARNESSES: [(&str, &[Run]); 2] = [("test_vaes.py", &RUNS), ("test_chacha.py", &CHACHA_RUNS)];
 
 /// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
 /// when `echo` (the negative control's hundreds of expected failures are not).
