@@ -1,5 +1,5 @@
-//! `cargo xtask emu`: runs the AVX-512 VAES drivers (and the AVX2 ones) under the Bochs
-//! CPU emulator and compares them byte for byte with native references.
+//! `cargo xtask emu`: runs the AVX-512 VAES and ChaCha20 drivers (and the AVX2 / SSSE3
+//! ones) under the Bochs CPU emulator and compares them byte for byte with native references.
 //!
 //! Steps, each of which fails loudly (an `Err` naming what is missing), never silently:
 //!
@@ -8,9 +8,11 @@
 //! 2. a virtual environment at `target/emu-venv` with `bochscpu-python==0.4.0` from PyPI
 //!    (created / installed on first use, reused afterwards);
 //! 3. `cargo build --release -p cryptoreg-emu` (the `cdylib` of C-ABI kernel exports);
-//! 4. `emu/harness/test_vaes.py` on that library, once per emulated CPU model (Tiger Lake
-//!    and Sapphire Rapids), each ending with `N passed, M failed`: anything but `M == 0`
-//!    and `N > 0`, or a non-zero exit, is an error.
+//! 4. `emu/harness/test_vaes.py` (the VAES drivers) and `emu/harness/test_chacha.py` (the
+//!    ChaCha20 ladder) on that library, once per emulated CPU model (Tiger Lake and
+//!    Sapphire Rapids, and Arrow Lake for the non-AVX-512 drivers and the negative
+//!    control), each ending with `N passed, M failed`: anything but `M == 0` and `N > 0`,
+//!    or a non-zero exit, is an error.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -143,17 +145,35 @@ const RUNS: [(&str, &str, bool); 4] = [
     ("arrow_lake", "avx10_512", false),
 ];
 
+/// The ChaCha20 harness runs (`emu/harness/test_chacha.py`), as [`RUNS`]: every driver under
+/// the AVX-512 models; ssse3 and avx2 under Arrow Lake (no AVX-512), where avx512vl and
+/// avx512f must fail every case (the negative control).
+const CHACHA_RUNS: [(&str, &str, bool); 5] = [
+    ("tigerlake", "ssse3,avx2,avx512vl,avx512f", true),
+    ("sapphire_rapids", "ssse3,avx2,avx512vl,avx512f", true),
+    ("arrow_lake", "ssse3,avx2", true),
+    ("arrow_lake", "avx512vl", false),
+    ("arrow_lake", "avx512f", false),
+];
+
+/// One harness run: `(Bochs CPU model, drivers, expected to pass)`.
+type Run = (&'static str, &'static str, bool);
+
+/// Each harness script with its runs.
+const HARNESSES: [(&str, &[Run]); 2] = [("test_vaes.py", &RUNS), ("test_chacha.py", &CHACHA_RUNS)];
+
 /// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
 /// when `echo` (the negative control's hundreds of expected failures are not).
 fn run_model(
     root: &Path,
+    script: &str,
     vpython: &Path,
     lib: &Path,
     model: &str,
     drivers: &str,
     echo: bool,
 ) -> Result<(u64, u64, String), String> {
-    let script = root.join("emu").join("harness").join("test_vaes.py");
+    let script = root.join("emu").join("harness").join(script);
     if !script.is_file() {
         return Err(format!("{} is missing", script.display()));
     }
@@ -205,13 +225,16 @@ pub fn run(root: &Path) -> Result<String, String> {
     let lib = build_cdylib(root)?;
     let mut total = 0;
     let mut details = Vec::new();
-    for (model, drivers, expect_pass) in RUNS {
+    for (script, &(model, drivers, expect_pass)) in HARNESSES
+        .iter()
+        .flat_map(|(script, runs)| runs.iter().map(move |r| (*script, r)))
+    {
         let (passed, failed, detail) =
-            run_model(root, &vpython, &lib, model, drivers, expect_pass)?;
+            run_model(root, script, &vpython, &lib, model, drivers, expect_pass)?;
         if expect_pass {
             if failed != 0 || passed == 0 {
                 return Err(format!(
-                    "emulation check failed under {model} ({drivers}): {passed} passed, {failed} failed"
+                    "emulation check failed under {model} ({script}: {drivers}): {passed} passed, {failed} failed"
                 ));
             }
             total += passed;
@@ -222,7 +245,9 @@ pub fn run(root: &Path) -> Result<String, String> {
                  but {passed} passed and {failed} failed: is the emulator's CPU model applied?"
             ));
         } else {
-            println!("emu: negative control ok: {drivers} under {model} fails all {failed} cases");
+            println!(
+                "emu: negative control ok: {script} {drivers} under {model} fails all {failed} cases"
+            );
         }
     }
     println!("emu: {total} passed, 0 failed");

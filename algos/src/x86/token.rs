@@ -70,6 +70,24 @@ cpu_token!(
     VpclmulAvx512 = [Avx2, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
 );
 
+cpu_token!(
+    /// SSSE3 on xmm, legacy SSE encoding (`pshufb` for the byte rotates of ChaCha20):
+    /// `chacha20-ssse3`, `xchacha20-ssse3`.
+    Ssse3 = [Ssse3, Sse2]
+);
+
+cpu_token!(
+    /// AVX2 on ymm, VEX encoding: `chacha20-avx2`, `xchacha20-avx2`.
+    Avx2 = [Avx, Avx2]
+);
+
+cpu_token!(
+    /// AVX-512F/BW/VL with AVX2 (EVEX: `vprold`, byte-mask partial blocks):
+    /// `chacha20-avx512vl` (ymm) and `chacha20-avx512f` (zmm, whose short tails run on
+    /// EVEX ymm / xmm, hence VL and BW too), and their `xchacha20` twins.
+    Avx512 = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl]
+);
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {

@@ -29,6 +29,8 @@ fn every_expected_driver_is_registered() {
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
     want.extend(GHASH_GCM);
+    want.extend(CHACHA_GENERIC);
+    want.extend(CHACHA_SIMD);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
         want.push("gcm-aes-faulty");
@@ -39,7 +41,17 @@ fn every_expected_driver_is_registered() {
     templates.sort();
     assert_eq!(
         templates,
-        vec!["cbc", "ctr", "ecb", "gcm", "gcm_base", "rfc4106", "xts"]
+        vec![
+            "cbc",
+            "ctr",
+            "ecb",
+            "gcm",
+            "gcm_base",
+            "rfc4106",
+            "rfc7539",
+            "rfc7539esp",
+            "xts"
+        ]
     );
 }
 
@@ -68,7 +80,7 @@ fn every_runnable_driver_passes_the_full_self_test() {
         host.has(Feature::Aes),
         "this test expects a CPU with AES-NI"
     );
-    for d in FOUNDATION {
+    for d in FOUNDATION.iter().chain(CHACHA_GENERIC) {
         let e = reg.list().into_iter().find(|e| e.driver == *d).unwrap();
         assert_eq!(e.state, "passed", "{d}");
     }
@@ -86,6 +98,14 @@ const GHASH_GCM: &[&str] = &[
     "ghash-vpclmulqdq-avx512",
 ];
 
+/// The portable drivers of the ChaCha20 / Poly1305 ladder (issue 9).
+const CHACHA_GENERIC: &[&str] = &[
+    "chacha20-generic",
+    "poly1305-generic",
+    "xchacha20-generic",
+    "xchacha20poly1305-generic",
+];
+
 /// The VAES ladder: XTS and CTR at three vector widths.
 const VAES: &[&str] = &[
     "ctr-aes-vaes-avx10_256",
@@ -94,4 +114,16 @@ const VAES: &[&str] = &[
     "xts-aes-vaes-avx10_256",
     "xts-aes-vaes-avx10_512",
     "xts-aes-vaes-avx2",
+];
+
+/// The ChaCha20 / XChaCha20 SIMD ladder: four widths each.
+const CHACHA_SIMD: &[&str] = &[
+    "chacha20-avx2",
+    "chacha20-avx512f",
+    "chacha20-avx512vl",
+    "chacha20-ssse3",
+    "xchacha20-avx2",
+    "xchacha20-avx512f",
+    "xchacha20-avx512vl",
+    "xchacha20-ssse3",
 ];
