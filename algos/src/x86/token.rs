@@ -47,6 +47,25 @@ cpu_token!(
     VaesAvx10 = [Aes, Avx2, Vaes, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
 );
 
+// --- Poly1305 (issue 9): the poly1305-* SIMD drivers and the fused ChaCha20-Poly1305 ---
+
+cpu_token!(
+    /// AVX2: `poly1305-avx2` (ymm, VEX encoding).
+    PolyAvx2 = [Avx2]
+);
+
+cpu_token!(
+    /// AVX2 and AVX-512F/BW/VL: `poly1305-avx512` (zmm).
+    PolyAvx512 = [Avx2, Avx512f, Avx512bw, Avx512vl]
+);
+
+cpu_token!(
+    /// The avx512 set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
+    PolyAvx512Ifma = [Avx2, Avx512f, Avx512bw, Avx512vl, Avx512ifma]
+);
+
+// --- end Poly1305 ---
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {
