@@ -293,3 +293,89 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_ctr(
     };
     0
 }
+
+// --- Poly1305 (issue 9): the poly1305-* SIMD entries, for emu/harness/test_poly1305.py ---
+//
+// Driver numbers: 0 = `poly1305-avx2`, 1 = `poly1305-avx512`, 2 = `poly1305-avx512ifma`.
+
+use cryptoreg_algos::poly1305::simd::raw::{
+    self as poly_raw, poly1305_blocks_avx2, poly1305_blocks_avx512, poly1305_blocks_avx512ifma,
+    Poly1305Key,
+};
+
+/// Bytes (and alignment, at most 8) of an expanded Poly1305 key: the buffer the harness
+/// passes to [`cryptoreg_emu_poly1305_expand`] and the emulated calls. Native only.
+#[no_mangle]
+pub extern "C" fn cryptoreg_emu_poly1305_key_size() -> usize {
+    core::mem::size_of::<Poly1305Key>()
+}
+
+/// Expands the 32-byte one-time key at `key` into an entries' key at `out` (8-byte aligned,
+/// [`cryptoreg_emu_poly1305_key_size`] bytes): `r` clamped, its powers in both radices,
+/// `s`. Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes; `out` writable for the key size and 8-byte aligned.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305_expand(key: *const u8, out: *mut u8) {
+    // SAFETY: per this function's contract (32 readable bytes; an aligned, writable slot).
+    unsafe {
+        let k = key.cast::<[u8; 32]>().read_unaligned();
+        out.cast::<Poly1305Key>().write(Poly1305Key::new(&k));
+    }
+}
+
+/// The tag of `msg` (`len` bytes) with the entry of driver `driver` over every whole block
+/// (the vector steps and the scalar rest, at any length: the drivers' thresholds are not
+/// applied, so short messages exercise the entries too), then the scalar padding and
+/// finalization, into `tag` (16 bytes). Runs under emulation: no allocation, no panic, no
+/// call outside this library. An unknown driver number leaves `tag` untouched.
+///
+/// # Safety
+/// `key` is an expanded key from [`cryptoreg_emu_poly1305_expand`], `msg` readable for `len`
+/// bytes, `tag` writable for 16; the CPU (or emulator) has the driver's features.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305(
+    driver: u32,
+    key: *const u8,
+    msg: *const u8,
+    len: usize,
+    tag: *mut u8,
+) {
+    let f = match driver {
+        0 => poly1305_blocks_avx2,
+        1 => poly1305_blocks_avx512,
+        2 => poly1305_blocks_avx512ifma,
+        _ => return,
+    };
+    let whole = len / 16;
+    let mut h = [0u64; 3];
+    // SAFETY: per this function's contract: an expanded key, `len` readable bytes at
+    // `msg` (whole blocks first, then the rest), 16 writable bytes at `tag`.
+    unsafe {
+        let key = &*key.cast::<Poly1305Key>();
+        f(&mut h, key, msg, whole);
+        let rest = core::slice::from_raw_parts(msg.add(16 * whole), len - 16 * whole);
+        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::finish(key, h, rest));
+    }
+}
+
+/// Reference Poly1305 tag over `poly1305-generic`'s code, written to `tag`. Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes, `msg` for `len`, `tag` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
+    key: *const u8,
+    msg: *const u8,
+    len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let k = key.cast::<[u8; 32]>().read_unaligned();
+        let m = core::slice::from_raw_parts(msg, len);
+        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::scalar_tag(&k, m));
+    }
+}
+// --- end Poly1305 ---

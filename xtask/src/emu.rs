@@ -143,17 +143,34 @@ const RUNS: [(&str, &str, bool); 4] = [
     ("arrow_lake", "avx10_512", false),
 ];
 
+// --- Poly1305 (issue 9) ---
+
+/// The Poly1305 harness runs (`emu/harness/test_poly1305.py`), as [`RUNS`]: Sapphire
+/// Rapids and Tiger Lake have AVX-512F/BW/VL and IFMA (every driver must match the
+/// reference); Arrow Lake has AVX2 only (the avx2 driver must pass, and the avx512 one
+/// must fail every case: the negative control).
+const POLY1305_RUNS: [(&str, &str, bool); 4] = [
+    ("sapphire_rapids", "avx2,avx512,avx512ifma", true),
+    ("tigerlake", "avx2,avx512,avx512ifma", true),
+    ("arrow_lake", "avx2", true),
+    ("arrow_lake", "avx512", false),
+];
+
+// --- end Poly1305 ---
+
 /// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
 /// when `echo` (the negative control's hundreds of expected failures are not).
+#[allow(clippy::too_many_arguments)]
 fn run_model(
     root: &Path,
     vpython: &Path,
     lib: &Path,
+    script: &str,
     model: &str,
     drivers: &str,
     echo: bool,
 ) -> Result<(u64, u64, String), String> {
-    let script = root.join("emu").join("harness").join("test_vaes.py");
+    let script = root.join("emu").join("harness").join(script);
     if !script.is_file() {
         return Err(format!("{} is missing", script.display()));
     }
@@ -205,9 +222,13 @@ pub fn run(root: &Path) -> Result<String, String> {
     let lib = build_cdylib(root)?;
     let mut total = 0;
     let mut details = Vec::new();
-    for (model, drivers, expect_pass) in RUNS {
+    let runs = RUNS
+        .iter()
+        .map(|&(m, d, e)| ("test_vaes.py", m, d, e))
+        .chain(POLY1305_RUNS.iter().map(|&(m, d, e)| ("test_poly1305.py", m, d, e)));
+    for (script, model, drivers, expect_pass) in runs {
         let (passed, failed, detail) =
-            run_model(root, &vpython, &lib, model, drivers, expect_pass)?;
+            run_model(root, &vpython, &lib, script, model, drivers, expect_pass)?;
         if expect_pass {
             if failed != 0 || passed == 0 {
                 return Err(format!(
