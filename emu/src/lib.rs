@@ -325,22 +325,25 @@ pub unsafe extern "C" fn cryptoreg_emu_poly1305_expand(key: *const u8, out: *mut
     }
 }
 
-/// The tag of `msg` (`len` bytes) with the entry of driver `driver` over every whole block
-/// (the vector steps and the scalar rest, at any length: the drivers' thresholds are not
-/// applied, so short messages exercise the entries too), then the scalar padding and
-/// finalization, into `tag` (16 bytes). Runs under emulation: no allocation, no panic, no
-/// call outside this library. An unknown driver number leaves `tag` untouched.
+/// Absorbs `nblocks` whole 16-byte blocks at `msg` into the running sum `h` (three u64,
+/// radix 2^64, in and out) with the entry of driver `driver`: the vector steps and the
+/// scalar rest, at any count (the drivers' length thresholds are not applied, so short
+/// messages exercise the entries too). Runs under emulation: only the entry and this shell
+/// execute (no allocation, no panic, no call outside this library); the padding and the
+/// final reduction run natively ([`cryptoreg_emu_poly1305_finish`]). An unknown driver
+/// number leaves `h` untouched.
 ///
 /// # Safety
-/// `key` is an expanded key from [`cryptoreg_emu_poly1305_expand`], `msg` readable for `len`
-/// bytes, `tag` writable for 16; the CPU (or emulator) has the driver's features.
+/// `key` is an expanded key from [`cryptoreg_emu_poly1305_expand`], `h` readable and
+/// writable for 24 bytes (8-byte aligned), `msg` readable for `16 * nblocks` bytes; the CPU
+/// (or emulator) has the driver's features.
 #[no_mangle]
 pub unsafe extern "C" fn cryptoreg_emu_poly1305(
     driver: u32,
     key: *const u8,
+    h: *mut u64,
     msg: *const u8,
-    len: usize,
-    tag: *mut u8,
+    nblocks: usize,
 ) {
     let f = match driver {
         0 => poly1305_blocks_avx2,
@@ -348,15 +351,41 @@ pub unsafe extern "C" fn cryptoreg_emu_poly1305(
         2 => poly1305_blocks_avx512ifma,
         _ => return,
     };
-    let whole = len / 16;
-    let mut h = [0u64; 3];
-    // SAFETY: per this function's contract: an expanded key, `len` readable bytes at
-    // `msg` (whole blocks first, then the rest), 16 writable bytes at `tag`.
+    // SAFETY: per this function's contract: an expanded key, 24 aligned bytes at `h`,
+    // `16 * nblocks` readable bytes at `msg`.
+    unsafe {
+        f(
+            &mut *h.cast::<[u64; 3]>(),
+            &*key.cast::<Poly1305Key>(),
+            msg,
+            nblocks,
+        )
+    }
+}
+
+/// Finishes a running sum `h` (24 bytes) after the last `rest_len < 16` bytes at `rest`:
+/// pads, absorbs, reduces, adds `s`, writes the tag (16 bytes). Native only.
+///
+/// # Safety
+/// `key` an expanded key, `h` readable for 24 bytes (8-byte aligned), `rest` for `rest_len`
+/// (below 16), `tag` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305_finish(
+    key: *const u8,
+    h: *const u64,
+    rest: *const u8,
+    rest_len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
     unsafe {
         let key = &*key.cast::<Poly1305Key>();
-        f(&mut h, key, msg, whole);
-        let rest = core::slice::from_raw_parts(msg.add(16 * whole), len - 16 * whole);
-        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::finish(key, h, rest));
+        let rest = core::slice::from_raw_parts(rest, rest_len.min(15));
+        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::finish(
+            key,
+            h.cast::<[u64; 3]>().read(),
+            rest,
+        ));
     }
 }
 
@@ -375,7 +404,8 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
     unsafe {
         let k = key.cast::<[u8; 32]>().read_unaligned();
         let m = core::slice::from_raw_parts(msg, len);
-        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::scalar_tag(&k, m));
+        tag.cast::<[u8; 16]>()
+            .write_unaligned(poly_raw::scalar_tag(&k, m));
     }
 }
 // --- end Poly1305 ---

@@ -261,7 +261,6 @@ fn check_rets(body: &[Insn], problems: &mut Vec<String>) -> usize {
     rets.len()
 }
 
-
 // --- Poly1305 (issue 9): the poly1305-* SIMD entries ---
 
 /// The Poly1305 entry functions, as demangled by objdump.
@@ -278,28 +277,43 @@ const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
 /// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, or
 /// `vpmadd52luq` and `vpmadd52huq` for IFMA), no zmm / EVEX / AVX-512 state in the avx2
 /// entry, no `call`, `vzeroupper` before every `ret`.
-fn check_poly1305_entry(name: &str, kind: Kind, ifma: bool, body: &[Insn]) -> Result<String, Vec<String>> {
+fn check_poly1305_entry(
+    name: &str,
+    kind: Kind,
+    ifma: bool,
+    body: &[Insn],
+) -> Result<String, Vec<String>> {
     let mut problems = Vec::new();
     let count = |pred: &dyn Fn(&Insn) -> bool| body.iter().filter(|i| pred(i)).count();
-    let width_reg = if kind == Kind::Avx10_512 { "%zmm" } else { "%ymm" };
-    let on_width = |m: &str| count(&|i| i.mnemonic.starts_with(m) && i.operands.contains(width_reg));
+    let width_reg = if kind == Kind::Avx10_512 {
+        "%zmm"
+    } else {
+        "%ymm"
+    };
+    let on_width =
+        |m: &str| count(&|i| i.mnemonic.starts_with(m) && i.operands.contains(width_reg));
     let (muls, mul_name) = if ifma {
         let lo = on_width("vpmadd52luq");
         let hi = on_width("vpmadd52huq");
         if lo == 0 || hi == 0 {
-            problems.push(format!("{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"));
+            problems.push(format!(
+                "{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"
+            ));
         }
         (lo + hi, "vpmadd52l/huq")
     } else {
         let n = on_width("vpmuludq");
         if n < 25 {
-            problems.push(format!("{n} vpmuludq on {width_reg}: the 25 products of a step are not vectorised"));
+            problems.push(format!(
+                "{n} vpmuludq on {width_reg}: the 25 products of a step are not vectorised"
+            ));
         }
         (n, "vpmuludq")
     };
     let any_zmm = count(&|i| i.operands.contains("%zmm"));
     let mask_regs = count(&|i| uses_reg(&i.operands, "k", 1..=7));
-    let high = count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
+    let high =
+        count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
     let evex = count(&|i| i.evex);
     if kind == Kind::Avx2 && (any_zmm > 0 || mask_regs > 0 || high > 0 || evex > 0) {
         problems.push(format!(
@@ -311,7 +325,9 @@ fn check_poly1305_entry(name: &str, kind: Kind, ifma: bool, body: &[Insn]) -> Re
     }
     let calls = count(&|i| i.mnemonic.starts_with("call"));
     if calls > 0 {
-        problems.push(format!("{calls} call instruction(s): the core is not fully inlined"));
+        problems.push(format!(
+            "{calls} call instruction(s): the core is not fully inlined"
+        ));
     }
     let rets = check_rets(body, &mut problems);
     if problems.is_empty() {

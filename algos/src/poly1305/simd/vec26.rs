@@ -239,6 +239,76 @@ unsafe fn power_vectors<V: PolyVec>(lane_pow: &[Fe26; 8]) -> (VFe<V>, VFe<V>) {
     out
 }
 
+/// The lane accumulators of a vector pass, kept across calls by a caller that interleaves
+/// Poly1305 with other work (the fused ChaCha20-Poly1305 entries): the running sums with
+/// their latest group of blocks added but not yet multiplied, and `r^n` per lane.
+pub(crate) struct Lanes26<V: PolyVec> {
+    h: VFe<V>,
+    rv: VFe<V>,
+    sv: VFe<V>,
+}
+
+impl<V: PolyVec> Lanes26<V> {
+    /// Starts a pass with the group of `V::BLOCKS` blocks at `p`, `acc` entering lane 0;
+    /// `pow[k]` is `r^(k+1)`.
+    ///
+    /// # Safety
+    /// `p` is readable for `16 * V::BLOCKS` bytes; the CPU has `V`'s features.
+    #[inline(always)]
+    pub(crate) unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
+        let rn: [Fe26; 8] = [pow[V::BLOCKS - 1]; 8];
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let (rv, sv) = power_vectors::<V>(&rn);
+            let (lo, hi) = V::load_blocks(p);
+            let mut h = limbs(lo, hi, V::splat64(1 << 24));
+            let h26 = acc.to_fe26();
+            let mut first = [0u64; 8];
+            for (i, limb) in h.iter_mut().enumerate() {
+                first[0] = h26[i];
+                *limb = limb.add_epi64(V::load(first.as_ptr().cast()));
+            }
+            Lanes26 { h, rv, sv }
+        }
+    }
+
+    /// Absorbs `groups` more groups of `V::BLOCKS` blocks at `p`.
+    ///
+    /// # Safety
+    /// `p` is readable for `16 * groups * V::BLOCKS` bytes; the CPU has `V`'s features.
+    #[inline(always)]
+    pub(crate) unsafe fn absorb(&mut self, mut p: *const u8, groups: usize) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let hibit = V::splat64(1 << 24);
+            for _ in 0..groups {
+                let (lo, hi) = V::load_blocks(p);
+                let m = limbs(lo, hi, hibit);
+                let prod = mul_reduce(&self.h, &self.rv, &self.sv);
+                self.h = core::array::from_fn(|i| prod[i].add_epi64(m[i]));
+                p = p.add(2 * V::BYTES);
+            }
+        }
+    }
+
+    /// Ends the pass: lane `j` times `r^(n-j)`, the lanes summed, as a running sum.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s features.
+    #[inline(always)]
+    pub(crate) unsafe fn fold(self, pow: &[Fe26; 8]) -> Acc {
+        let n = V::BLOCKS;
+        let lanes: [Fe26; 8] =
+            core::array::from_fn(|j| if j < n { pow[n - 1 - j] } else { [0; 5] });
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let (rl, sl) = power_vectors::<V>(&lanes);
+            let fin = mul_reduce(&self.h, &rl, &sl);
+            Acc::from_fe26(core::array::from_fn(|i| fin[i].hsum()))
+        }
+    }
+}
+
 /// Absorbs `groups * V::BLOCKS` full message blocks at `p` into `acc` (`groups >= 1`),
 /// `pow[k]` being `r^(k+1)` for `k < V::BLOCKS`.
 ///
@@ -248,36 +318,13 @@ unsafe fn power_vectors<V: PolyVec>(lane_pow: &[Fe26; 8]) -> (VFe<V>, VFe<V>) {
 pub(crate) unsafe fn blocks26<V: PolyVec>(
     acc: &mut Acc,
     pow: &[Fe26; 8],
-    mut p: *const u8,
+    p: *const u8,
     groups: usize,
 ) {
-    let n = V::BLOCKS;
-    // r^n in every lane; for the last step lane j takes r^(n-j).
-    let rn: [Fe26; 8] = [pow[n - 1]; 8];
-    let lanes: [Fe26; 8] = core::array::from_fn(|j| if j < n { pow[n - 1 - j] } else { [0; 5] });
-    // SAFETY: `p` is readable for `groups` steps of `2 * V::BYTES` bytes (caller); the
-    // features are the caller's promise.
+    // SAFETY: forwarded from this function's contract.
     unsafe {
-        let (rv, sv) = power_vectors::<V>(&rn);
-        let hibit = V::splat64(1 << 24);
-        let (lo, hi) = V::load_blocks(p);
-        let mut h = limbs(lo, hi, hibit);
-        // The running sum enters lane 0 only.
-        let h26 = acc.to_fe26();
-        let mut first = [0u64; 8];
-        for (i, limb) in h.iter_mut().enumerate() {
-            first[0] = h26[i];
-            *limb = limb.add_epi64(V::load(first.as_ptr().cast()));
-        }
-        for _ in 1..groups {
-            p = p.add(2 * V::BYTES);
-            let (lo, hi) = V::load_blocks(p);
-            let m = limbs(lo, hi, hibit);
-            let prod = mul_reduce(&h, &rv, &sv);
-            h = core::array::from_fn(|i| prod[i].add_epi64(m[i]));
-        }
-        let (rl, sl) = power_vectors::<V>(&lanes);
-        let fin = mul_reduce(&h, &rl, &sl);
-        *acc = Acc::from_fe26(core::array::from_fn(|i| fin[i].hsum()));
+        let mut lanes = Lanes26::<V>::start(acc, pow, p);
+        lanes.absorb(p.add(2 * V::BYTES), groups - 1);
+        *acc = lanes.fold(pow);
     }
 }
