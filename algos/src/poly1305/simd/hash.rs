@@ -31,8 +31,7 @@ impl Width {
     /// lanes, about as much as a handful of scalar blocks).
     pub(crate) fn min_blocks(self) -> usize {
         match self {
-            Width::Avx2(_) => 8,
-            Width::Avx512(_) | Width::Avx512Ifma(_) => 16,
+            Width::Avx2(_) | Width::Avx512(_) | Width::Avx512Ifma(_) => 16,
         }
     }
 

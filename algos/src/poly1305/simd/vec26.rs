@@ -155,7 +155,7 @@ unsafe fn limbs<V: PolyVec>(lo: V, hi: V, hibit: V) -> VFe<V> {
 
 /// `h * r` per lane with one lazy carry pass; `r` limbs below 2^27, `s = 5 * r`.
 #[inline(always)]
-unsafe fn mul_reduce<V: PolyVec>(h: &VFe<V>, r: &VFe<V>, s: &VFe<V>) -> VFe<V> {
+unsafe fn mul_reduce<V: PolyVec>(h: &VFe<V>, r: &VFe<V>, s: &VFe<V>, mask: V) -> VFe<V> {
     // SAFETY: features per the module contract.
     unsafe {
         let m = |a: V, b: V| a.mul32(b);
@@ -184,17 +184,16 @@ unsafe fn mul_reduce<V: PolyVec>(h: &VFe<V>, r: &VFe<V>, s: &VFe<V>) -> VFe<V> {
             .add_epi64(m(h[2], r[2]))
             .add_epi64(m(h[3], r[1]))
             .add_epi64(m(h[4], r[0]));
-        carry(d0, d1, d2, d3, d4)
+        carry(d0, d1, d2, d3, d4, mask)
     }
 }
 
 /// One lazy carry pass, two chains interleaved (0 -> 1 -> 2 -> 3 -> 4 and 3 -> 4 -> 0 -> 1):
-/// every limb ends below 2^26 + 2^12.
+/// every limb ends below 2^26 + 2^12. `m` is 2^26 - 1 in every lane, from [`opaque_mask`].
 #[inline(always)]
-unsafe fn carry<V: PolyVec>(d0: V, d1: V, d2: V, d3: V, d4: V) -> VFe<V> {
+unsafe fn carry<V: PolyVec>(d0: V, d1: V, d2: V, d3: V, d4: V, m: V) -> VFe<V> {
     // SAFETY: features per the module contract.
     unsafe {
-        let m = V::splat64(M26);
         let d1 = d1.add_epi64(d0.shr_epi64(26));
         let d0 = d0.and(m);
         let d4 = d4.add_epi64(d3.shr_epi64(26));
@@ -239,6 +238,19 @@ unsafe fn power_vectors<V: PolyVec>(lane_pow: &[Fe26; 8]) -> (VFe<V>, VFe<V>) {
     out
 }
 
+/// 2^26 - 1 in every lane, read through a volatile load so that the compiler cannot see
+/// its value. With the constant, LLVM proves the carried limbs below 2^32 across the
+/// loop's phi nodes and drops the operand masks of `vpmuludq`'s IR form; the instruction
+/// selector, which sees one loop block at a time, then no longer knows the operands are
+/// 32-bit and emits a full 64 x 64-bit multiply (three `vpmuludq`, two shifts, two adds)
+/// for each of the 25 products of a step. Hiding the mask keeps one `vpmuludq` each.
+#[inline(always)]
+unsafe fn opaque_mask<V: PolyVec>() -> V {
+    let m = M26;
+    // SAFETY: `m` is a live local; features per the module contract.
+    unsafe { V::splat64(core::ptr::read_volatile(&m)) }
+}
+
 /// The lane accumulators of a vector pass, kept across calls by a caller that interleaves
 /// Poly1305 with other work (the fused ChaCha20-Poly1305 entries): the running sums with
 /// their latest group of blocks added but not yet multiplied, and `r^n` per lane.
@@ -246,6 +258,7 @@ pub(crate) struct Lanes26<V: PolyVec> {
     h: VFe<V>,
     rv: VFe<V>,
     sv: VFe<V>,
+    mask: V,
 }
 
 impl<V: PolyVec> Lanes26<V> {
@@ -268,7 +281,12 @@ impl<V: PolyVec> Lanes26<V> {
                 first[0] = h26[i];
                 *limb = limb.add_epi64(V::load(first.as_ptr().cast()));
             }
-            Lanes26 { h, rv, sv }
+            Lanes26 {
+                h,
+                rv,
+                sv,
+                mask: opaque_mask(),
+            }
         }
     }
 
@@ -284,7 +302,7 @@ impl<V: PolyVec> Lanes26<V> {
             for _ in 0..groups {
                 let (lo, hi) = V::load_blocks(p);
                 let m = limbs(lo, hi, hibit);
-                let prod = mul_reduce(&self.h, &self.rv, &self.sv);
+                let prod = mul_reduce(&self.h, &self.rv, &self.sv, self.mask);
                 self.h = core::array::from_fn(|i| prod[i].add_epi64(m[i]));
                 p = p.add(2 * V::BYTES);
             }
@@ -303,7 +321,7 @@ impl<V: PolyVec> Lanes26<V> {
         // SAFETY: forwarded from this function's contract.
         unsafe {
             let (rl, sl) = power_vectors::<V>(&lanes);
-            let fin = mul_reduce(&self.h, &rl, &sl);
+            let fin = mul_reduce(&self.h, &rl, &sl, self.mask);
             Acc::from_fe26(core::array::from_fn(|i| fin[i].hsum()))
         }
     }
