@@ -10,11 +10,13 @@
 #![deny(unsafe_code)]
 
 pub mod aes;
+pub mod chacha20;
 pub mod gcm_util;
 pub mod poly1305;
 pub mod templates;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
+pub mod xchacha20poly1305;
 pub mod xts_util;
 
 #[cfg(test)]

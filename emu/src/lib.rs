@@ -405,7 +405,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
         let k = key.cast::<[u8; 32]>().read_unaligned();
         let m = core::slice::from_raw_parts(msg, len);
         tag.cast::<[u8; 16]>()
-            .write_unaligned(poly_raw::scalar_tag(&k, m));
+            .write_unaligned(poly_raw::generic_tag(&k, m));
     }
 }
 // --- end Poly1305 ---

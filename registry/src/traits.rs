@@ -58,6 +58,30 @@ pub trait SkcipherImpl: Send + Sync {
     /// Derives the chaining state from the IV (already checked to have the driver's IV
     /// size). Called once per request, for either direction.
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()>;
+
+    /// Refuses a request of `total` bytes under `iv` that the cipher cannot process
+    /// whole, before any byte is written: ChaCha20's 32-bit block counter must not pass
+    /// 2^32 within one nonce ([`Error::InvalidLength`]). Called by the walker and the
+    /// default one-shot methods after [`tail_len`](Self::tail_len) and before
+    /// [`start`](Self::start); a driver that overrides a one-shot method calls it itself.
+    /// The default accepts everything (block modes have no such limit).
+    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
+        let _ = (iv, total);
+        Ok(())
+    }
+
+    /// For a cipher whose IV also selects the key (XChaCha20: HChaCha20 of the key and
+    /// the first 16 IV bytes is the ChaCha20 key of the request), the keyed cipher that
+    /// runs this request and the IV to give it; the walker and the default one-shot
+    /// methods then run the whole request on that cipher. A [`ChainState`] (16 bytes)
+    /// cannot carry a 32-byte subkey from one chunk call to the next, hence this hook.
+    /// It allocates once per request; a driver may override the one-shot methods to
+    /// avoid that. The default is `None`: the cipher itself runs the request.
+    #[allow(clippy::type_complexity)]
+    fn per_request_cipher(&self, iv: &[u8]) -> Result<Option<(Box<dyn SkcipherImpl>, ChainState)>> {
+        let _ = iv;
+        Ok(None)
+    }
     /// Encrypts whole chunks, advancing `state`.
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]);
     /// Decrypts whole chunks, advancing `state`.
@@ -93,7 +117,11 @@ pub trait SkcipherImpl: Send + Sync {
     /// One contiguous request, in place. Drivers may override this to skip the split into
     /// calls; the default composes the methods above and costs nothing extra.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        if let Some((inner, iv)) = self.per_request_cipher(iv)? {
+            return inner.encrypt(&iv, data);
+        }
         let tail = self.tail_len(data.len())?;
+        self.check_request(iv, data.len())?;
         let mut state = [0u8; 16];
         self.start(iv, &mut state)?;
         let (body, rest) = data.split_at_mut(data.len() - tail);
@@ -105,7 +133,11 @@ pub trait SkcipherImpl: Send + Sync {
 
     /// One contiguous request, in place, decrypting.
     fn decrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        if let Some((inner, iv)) = self.per_request_cipher(iv)? {
+            return inner.decrypt(&iv, data);
+        }
         let tail = self.tail_len(data.len())?;
+        self.check_request(iv, data.len())?;
         let mut state = [0u8; 16];
         self.start(iv, &mut state)?;
         let (body, rest) = data.split_at_mut(data.len() - tail);
@@ -138,6 +170,9 @@ fn one_shot_to<S: SkcipherImpl + ?Sized>(
     src: &[u8],
     dst: &mut [u8],
 ) -> Result<()> {
+    if let Some((inner, iv)) = imp.per_request_cipher(iv)? {
+        return one_shot_to(inner.as_ref(), dir, &iv, src, dst);
+    }
     let tail = imp.tail_len(src.len())?;
     if dst.len() != src.len() {
         return Err(Error::LengthMismatch {
@@ -145,6 +180,7 @@ fn one_shot_to<S: SkcipherImpl + ?Sized>(
             dst: dst.len(),
         });
     }
+    imp.check_request(iv, src.len())?;
     let mut state = [0u8; 16];
     imp.start(iv, &mut state)?;
     let cut = src.len() - tail;

@@ -103,6 +103,9 @@ fn skcipher_walk(
     segs: Segs<'_, '_>,
     total: usize,
 ) -> Result<()> {
+    if let Some((inner, iv)) = imp.per_request_cipher(iv)? {
+        return skcipher_walk(inner.as_ref(), dir, &iv, segs, total);
+    }
     let tail = imp.tail_len(total)?;
     let chunk = imp.chunk_size();
     let body = total.saturating_sub(tail);
@@ -118,6 +121,7 @@ fn skcipher_walk(
         });
     }
     // Wiped on drop, also if the driver panics.
+    imp.check_request(iv, total)?;
     let mut state: Zeroizing<ChainState> = Zeroizing::new([0u8; 16]);
     imp.start(iv, &mut state)?;
     let mut bounce = Zeroizing::new([0u8; BOUNCE]);

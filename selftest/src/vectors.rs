@@ -75,6 +75,30 @@ const EMBEDDED_FILES: &[(&str, &str)] = &[
         "vectors/xts_aes.toml",
         include_str!("../vectors/xts_aes.toml"),
     ),
+    (
+        "vectors/chacha20.toml",
+        include_str!("../vectors/chacha20.toml"),
+    ),
+    (
+        "vectors/xchacha20.toml",
+        include_str!("../vectors/xchacha20.toml"),
+    ),
+    (
+        "vectors/poly1305.toml",
+        include_str!("../vectors/poly1305.toml"),
+    ),
+    (
+        "vectors/rfc7539.toml",
+        include_str!("../vectors/rfc7539.toml"),
+    ),
+    (
+        "vectors/rfc7539esp.toml",
+        include_str!("../vectors/rfc7539esp.toml"),
+    ),
+    (
+        "vectors/xchacha20poly1305.toml",
+        include_str!("../vectors/xchacha20poly1305.toml"),
+    ),
 ];
 
 /// What a vector expects the driver to do.
@@ -494,6 +518,7 @@ mod tests {
     fn expected_key_lens(alg: &str) -> &'static [usize] {
         match alg {
             "xts(aes)" => &[32, 48, 64],
+            "chacha20" | "xchacha20" => &[32],
             _ => &[16, 24, 32],
         }
     }
@@ -516,9 +541,21 @@ mod tests {
         let set = VectorSet::embedded();
         assert_eq!(
             set.algorithms().collect::<Vec<_>>(),
-            ["aes", "cbc(aes)", "ctr(aes)", "ecb(aes)", "xts(aes)"]
+            [
+                "aes",
+                "cbc(aes)",
+                "chacha20",
+                "ctr(aes)",
+                "ecb(aes)",
+                "poly1305",
+                "rfc7539(chacha20,poly1305)",
+                "rfc7539esp(chacha20,poly1305)",
+                "xchacha20",
+                "xchacha20poly1305",
+                "xts(aes)"
+            ]
         );
-        for alg in set.algorithms() {
+        for alg in set.algorithms().filter(|a| set.get(a).is_some()) {
             for v in set.get(alg).unwrap() {
                 let what = format!("{alg}: {}", v.source);
                 assert!(expected_key_lens(alg).contains(&v.key.len()), "{what}: key");
@@ -535,7 +572,8 @@ mod tests {
                         assert_eq!(v.iv.len(), 16, "{what}: iv");
                         assert!(v.plaintext.len() % 16 == 0, "{what}");
                     }
-                    "ctr(aes)" => assert_eq!(v.iv.len(), 16, "{what}: iv"),
+                    "ctr(aes)" | "chacha20" => assert_eq!(v.iv.len(), 16, "{what}: iv"),
+                    "xchacha20" => assert_eq!(v.iv.len(), 32, "{what}: iv"),
                     "xts(aes)" => {
                         assert_eq!(v.iv.len(), 16, "{what}: iv");
                         assert!(v.plaintext.len() >= 16, "{what}");
@@ -547,6 +585,33 @@ mod tests {
                 }
                 if alg != "xts(aes)" {
                     assert_eq!(v.expect, Expect::Ok, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chacha_poly_vectors_are_consistent() {
+        let set = VectorSet::embedded();
+        for v in set.get_hash("poly1305").unwrap() {
+            assert_eq!((v.key.len(), v.digest.len()), (32, 16), "{}", v.source);
+        }
+        for (alg, key, nonce) in [
+            ("rfc7539(chacha20,poly1305)", 32, 12),
+            ("rfc7539esp(chacha20,poly1305)", 36, 8),
+            ("xchacha20poly1305", 32, 24),
+        ] {
+            let vs = set.get_aead(alg).unwrap();
+            assert!(
+                vs.iter().any(|v| v.fail) && vs.iter().any(|v| !v.fail),
+                "{alg}"
+            );
+            for v in vs {
+                let what = format!("{alg}: {}", v.source);
+                assert_eq!((v.key.len(), v.nonce.len()), (key, nonce), "{what}");
+                assert_eq!(v.tag.len(), 16, "{what}");
+                if alg.starts_with("rfc7539esp") {
+                    assert!(v.aad.len() == 8 || v.aad.len() == 12, "{what}: ESP AAD");
                 }
             }
         }
@@ -598,6 +663,64 @@ mod tests {
         assert_eq!(by(1).expect, Expect::WeakKey);
         // Data unit sequence numbers are little-endian: vector 15's is 0x123456789a.
         assert_eq!(by(15).iv[..6], [0x9a, 0x78, 0x56, 0x34, 0x12, 0x00]);
+
+        // RFC 8439: every ChaCha20 vector, 2.5.2 and all of A.3 for Poly1305, both AEAD
+        // vectors; draft-irtf-cfrg-xchacha-03 A.3.1 and A.3.2.
+        let chacha = sources("chacha20").join("|");
+        for want in [
+            "2.3.2",
+            "2.4.2",
+            "2.6.2",
+            "A.1 Test Vector #1 ",
+            "A.1 Test Vector #2 ",
+            "A.1 Test Vector #3 ",
+            "A.1 Test Vector #4 ",
+            "A.1 Test Vector #5 ",
+            "A.2 Test Vector #1 ",
+            "A.2 Test Vector #2 ",
+            "A.2 Test Vector #3 ",
+            "A.4 Test Vector #1 ",
+            "A.4 Test Vector #2 ",
+            "A.4 Test Vector #3 ",
+        ] {
+            assert!(
+                chacha.contains(&format!("RFC 8439 {want}")),
+                "chacha20: {want}"
+            );
+        }
+        let poly: Vec<String> = set
+            .get_hash("poly1305")
+            .unwrap()
+            .iter()
+            .map(|v| v.source.clone())
+            .collect();
+        assert!(poly.iter().any(|s| s == "RFC 8439 2.5.2"));
+        for n in 1..=11 {
+            let want = format!("RFC 8439 A.3 Test Vector #{n}");
+            assert!(
+                poly.iter()
+                    .any(|s| s == &want || s.starts_with(&format!("{want} "))),
+                "poly1305: {want}"
+            );
+        }
+        let aead = |alg: &str| -> Vec<String> {
+            set.get_aead(alg)
+                .unwrap()
+                .iter()
+                .filter(|v| !v.fail)
+                .map(|v| v.source.clone())
+                .collect()
+        };
+        assert_eq!(
+            aead("rfc7539(chacha20,poly1305)"),
+            ["RFC 8439 2.8.2", "RFC 8439 A.5"]
+        );
+        assert_eq!(
+            aead("xchacha20poly1305"),
+            ["draft-irtf-cfrg-xchacha-03 A.3.1"]
+        );
+        assert_eq!(aead("rfc7539esp(chacha20,poly1305)").len(), 2);
+        assert!(sources("xchacha20")[0].starts_with("draft-irtf-cfrg-xchacha-03 A.3.2"));
     }
 
     #[test]

@@ -1,3 +1,7 @@
+//! The AEAD templates `rfc7539` and `rfc7539esp` (ChaCha20-Poly1305 over a `chacha20`
+//! skcipher and a `poly1305` hash, priority the children's average) are in [`rfc7539`]
+//! and [`rfc7539esp`].
+//!
 //! The mode templates `ecb`, `cbc`, `ctr` and `xts`, built over any registered cipher (or,
 //! for `xts`, any ECB skcipher), with the kernel's derived names and priorities:
 //!
@@ -19,6 +23,8 @@ pub mod cbc;
 pub(crate) mod common;
 pub mod ctr;
 pub mod ecb;
+pub mod rfc7539;
+pub mod rfc7539esp;
 pub mod xts;
 
 #[cfg(test)]

@@ -44,6 +44,9 @@ impl SkcipherImpl for FaultyXts {
     fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
         self.inner.start(iv, state)
     }
+    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
+        self.inner.check_request(iv, total)
+    }
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         self.inner.encrypt_blocks(state, data)
     }

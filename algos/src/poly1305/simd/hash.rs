@@ -1,17 +1,19 @@
-//! The `poly1305-*` SIMD drivers' hash face: a keyed [`HashImpl`] whose running state
-//! buffers a partial block between updates, exports and imports as bytes, and hands whole
-//! blocks to the driver's width ([`Width::blocks`]), which picks the scalar step or the
-//! vector entry by length.
+//! The `poly1305-*` SIMD drivers' hash face: a keyed [`HashImpl`] whose running state is
+//! `poly1305-generic`'s frame ([`Poly1305`]: buffering, padding, reduction, export and
+//! import, so the drivers export the same bytes as the generic one) over a block backend
+//! that hands runs of whole blocks to the driver's width ([`Width::blocks`]), which picks
+//! the scalar step or the vector entry by length.
 
 use std::sync::Arc;
 
 use cryptoreg_registry::{
-    check_key_len, inventory, AlgDef, Ctor, Error, HashImpl, HashState, HostFeatures, Result,
+    check_key_len, inventory, AlgDef, Ctor, HashImpl, HashState, HostFeatures, Result,
 };
 use zeroize::{Zeroize, Zeroizing};
 
 use super::entry::{self, Poly1305Key};
 use super::scalar::Acc;
+use crate::poly1305::{Poly1305, Poly1305Blocks, POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::x86::token::{PolyAvx2, PolyAvx512, PolyAvx512Ifma};
 
 /// Which kernel a driver runs, with the token proving its features.
@@ -80,132 +82,76 @@ pub(crate) fn finish(key: &Poly1305Key, mut acc: Acc, rest: &[u8]) -> [u8; 16] {
     tag
 }
 
-/// A `poly1305-*` SIMD driver: its width and the expanded key (shared with the running
-/// states made from it; wiped when the last one goes).
-pub(crate) struct Poly1305Simd {
-    driver: &'static str,
+/// The SIMD block backend of the shared [`Poly1305`] frame: converts the frame's radix-2^26
+/// accumulator to the radix-2^64 one, runs the width's kernel (or the scalar step, by
+/// length), converts back.
+#[derive(Clone)]
+pub(crate) struct SimdBlocks {
     width: Width,
     key: Arc<Poly1305Key>,
 }
 
+impl Poly1305Blocks for SimdBlocks {
+    fn full_blocks(&self, _r: &[u64; 5], h: &mut [u64; 5], data: &[u8]) {
+        let mut acc = Acc::from_fe26(*h);
+        self.width.blocks(&self.key, &mut acc, data);
+        *h = acc.to_fe26();
+        acc.zeroize();
+    }
+}
+
+/// A `poly1305-*` SIMD driver: its width, the one-time key (for the frame) and its
+/// expansion with the powers of `r` (shared with the running states made from it; wiped
+/// when the last one goes).
+pub(crate) struct Poly1305Simd {
+    driver: &'static str,
+    width: Width,
+    raw: Zeroizing<[u8; POLY1305_KEY_SIZE]>,
+    key: Arc<Poly1305Key>,
+}
+
 impl Poly1305Simd {
-    /// A driver of `width`, keyed with zeros until `set_key`.
+    /// A driver of `width`, keyed with zeros until `set_key` (the handle refuses an
+    /// unkeyed MAC first; a direct caller gets the all-zero key's tag, not a panic).
     pub(crate) fn new(driver: &'static str, width: Width) -> Poly1305Simd {
         Poly1305Simd {
             driver,
             width,
+            raw: Zeroizing::new([0; POLY1305_KEY_SIZE]),
             key: Arc::new(Poly1305Key::default()),
         }
+    }
+
+    /// A running state in the shared frame.
+    fn state(&self) -> Poly1305<SimdBlocks> {
+        let blocks = SimdBlocks {
+            width: self.width,
+            key: Arc::clone(&self.key),
+        };
+        Poly1305::with_backend(&self.raw, blocks)
     }
 }
 
 impl HashImpl for Poly1305Simd {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        check_key_len(self.driver, key, &[32])?;
-        let mut k = [0u8; 32];
-        k.copy_from_slice(key);
-        self.key = Arc::new(Poly1305Key::new(&k));
-        k.zeroize();
+        check_key_len(self.driver, key, &[POLY1305_KEY_SIZE])?;
+        self.raw.copy_from_slice(key);
+        self.key = Arc::new(Poly1305Key::new(&self.raw));
         Ok(())
     }
 
     fn init(&self) -> Box<dyn HashState> {
-        Box::new(State {
-            width: self.width,
-            key: Arc::clone(&self.key),
-            acc: Acc::default(),
-            buf: [0; 16],
-            have: 0,
-        })
+        Box::new(self.state())
     }
 
     /// One pass, no boxed state.
     fn digest(&self, data: &[u8], out: &mut [u8]) {
-        let tag = tag_with(&self.key, data, |acc, blocks| {
-            self.width.blocks(&self.key, acc, blocks)
-        });
-        let n = out.len().min(16);
+        let mut st = self.state();
+        st.update(data);
+        let mut tag = st.finalize();
+        let n = out.len().min(POLY1305_TAG_SIZE);
         out[..n].copy_from_slice(&tag[..n]);
-    }
-}
-
-/// Bytes of an exported state: `h` as three little-endian u64, the count of buffered
-/// bytes, the 16-byte buffer.
-const EXPORT_LEN: usize = 24 + 1 + 16;
-
-/// The running state of one computation; wiped on drop.
-struct State {
-    width: Width,
-    key: Arc<Poly1305Key>,
-    acc: Acc,
-    buf: [u8; 16],
-    have: usize,
-}
-
-impl Drop for State {
-    fn drop(&mut self) {
-        self.acc.zeroize();
-        self.buf.zeroize();
-        self.have = 0;
-    }
-}
-
-impl HashState for State {
-    fn update(&mut self, mut data: &[u8]) {
-        if self.have > 0 {
-            let n = (16 - self.have).min(data.len());
-            self.buf[self.have..self.have + n].copy_from_slice(&data[..n]);
-            self.have += n;
-            data = &data[n..];
-            if self.have < 16 {
-                return;
-            }
-            self.acc.blocks(&self.key.r, &self.buf, 1);
-            self.have = 0;
-        }
-        let whole = data.len() - data.len() % 16;
-        self.width.blocks(&self.key, &mut self.acc, &data[..whole]);
-        let rest = &data[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.have = rest.len();
-    }
-
-    fn finalize(self: Box<Self>, out: &mut [u8]) {
-        let tag = finish(&self.key, self.acc, &self.buf[..self.have]);
-        let n = out.len().min(16);
-        out[..n].copy_from_slice(&tag[..n]);
-    }
-
-    fn export(&self) -> Zeroizing<Vec<u8>> {
-        let mut v = Zeroizing::new(Vec::with_capacity(EXPORT_LEN));
-        for limb in self.acc.h {
-            v.extend_from_slice(&limb.to_le_bytes());
-        }
-        v.push(self.have as u8);
-        v.extend_from_slice(&self.buf);
-        v
-    }
-
-    fn import(&mut self, state: &[u8]) -> Result<()> {
-        let bad =
-            Error::InvalidHashState("poly1305 state: 41 bytes, h2 < 8, fewer than 16 buffered");
-        if state.len() != EXPORT_LEN {
-            return Err(bad);
-        }
-        let mut h = [0u64; 3];
-        for (i, limb) in h.iter_mut().enumerate() {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&state[8 * i..8 * i + 8]);
-            *limb = u64::from_le_bytes(b);
-        }
-        let have = usize::from(state[24]);
-        if h[2] >= 8 || have >= 16 {
-            return Err(bad);
-        }
-        self.acc = Acc { h };
-        self.have = have;
-        self.buf.copy_from_slice(&state[25..]);
-        Ok(())
+        tag.zeroize();
     }
 }
 

@@ -12,13 +12,14 @@
 //! radix 2^64, the one-block step, the final reduction, the powers of `r`); `vec26` the
 //! radix-2^26 core written once over the vector layer (`PolyVec` on `Ymm<Vex>` and `Zmm`);
 //! `ifma` the radix-2^44 core; `entry` the `#[target_feature]` instantiations; `hash` the
-//! buffering / export / import frame and the registered drivers.
+//! registered drivers, whose running state is `poly1305-generic`'s frame
+//! ([`crate::poly1305::Poly1305`]) over a SIMD block backend.
 //!
 //! Length thresholds are inside each driver: an update of fewer than
 //! `Width::min_blocks` whole blocks runs the scalar step (setting up the vector powers and
 //! folding the lanes costs about as much as a few scalar blocks), longer ones the vector
-//! entry. The running state between calls is the radix-2^64 accumulator, so every driver
-//! exports the same bytes for the same input.
+//! entry. Between calls the state is the frame's (radix 2^26), so every driver, the generic
+//! one included, exports the same bytes for the same input.
 //!
 //! The `raw` module (hidden from the docs) exposes the entries and the key expansion to the
 //! `cryptoreg-emu` crate, which runs the AVX-512 entries under the Bochs emulator.
@@ -43,11 +44,18 @@ pub(crate) use hash::{Poly1305Simd, Width};
 pub mod raw {
     pub use super::entry::*;
 
-    /// The whole Poly1305 tag of `msg` with the scalar code only (the reference the
-    /// emulator harness compares the entries with, besides `poly1305-generic`).
+    /// The whole Poly1305 tag of `msg` with this module's scalar code only.
     pub fn scalar_tag(key: &[u8; 32], msg: &[u8]) -> [u8; 16] {
         let k = Poly1305Key::new(key);
         super::hash::tag_with(&k, msg, |acc, blocks| acc.blocks(&k.r, blocks, 1))
+    }
+
+    /// The tag of `msg` by `poly1305-generic`'s code (the emulator harness's reference:
+    /// it shares nothing with the SIMD kernels).
+    pub fn generic_tag(key: &[u8; 32], msg: &[u8]) -> [u8; 16] {
+        let mut st = crate::poly1305::Poly1305::new(key);
+        st.update(msg);
+        st.finalize()
     }
 
     /// Finishes a running sum `h` (as the entries leave it) after `rest` (< 16 bytes):
