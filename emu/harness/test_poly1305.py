@@ -3,7 +3,7 @@ the Bochs emulator and compares every tag with the native reference exported fro
 same library.
 
     python test_poly1305.py path/to/libcryptoreg_emu.so [--model sapphire_rapids]
-        [--seed N] [--drivers avx2,avx512,avx512ifma]
+        [--seed N] [--drivers avx2,avx512,avx512ifma] (a driver as name@N: see below)
 
 Cases: every driver, random keys and carry-heavy ones (all-ones r and s, all-ones and
 all-zero messages), lengths 0..300 around every vector boundary plus larger and random
@@ -13,8 +13,8 @@ whole block whatever the length (no scalar shortcut), so short messages exercise
 vector steps' remainder handling too. A self-check proves a corrupted expectation is
 noticed.
 
-`--min-blocks N` keeps only messages of at least N whole blocks (the negative control
-under a model without AVX-512: shorter messages never reach a vector instruction).
+A driver given as `name@N` gets only messages of at least N whole blocks (the negative
+control under a model without AVX-512: shorter messages never reach a vector instruction).
 
 Prints one line per failure and ends with `N passed, M failed`; exits 1 on any failure.
 """
@@ -42,9 +42,6 @@ def main():
     ap.add_argument("--model", default="sapphire_rapids")
     ap.add_argument("--seed", type=int, default=0x1305)
     ap.add_argument("--random-lengths", type=int, default=6)
-    ap.add_argument("--min-blocks", type=int, default=0,
-                    help="only messages of at least this many whole blocks (the negative "
-                         "control: shorter ones never reach a vector instruction)")
     ap.add_argument("--drivers", default=",".join(DRIVERS),
                     help="comma-separated subset of: " + ", ".join(DRIVERS))
     opts = ap.parse_args()
@@ -73,8 +70,11 @@ def main():
     tag_buf = ctypes.create_string_buffer(16)
     rng = random.Random(opts.seed)
     lengths = LENGTHS + sorted(rng.randrange(1, MAX_LEN) for _ in range(opts.random_lengths))
-    lengths = [n for n in lengths if n >= 16 * opts.min_blocks]
-    drivers = [(name, DRIVERS[name]) for name in opts.drivers.split(",")]
+    # "name@N": only messages of at least N whole blocks for that driver.
+    drivers = []
+    for spec in opts.drivers.split(","):
+        name, _, min_blocks = spec.partition("@")
+        drivers.append((name, DRIVERS[name], 16 * int(min_blocks or 0)))
     passed = failed = 0
     per_driver = {}
 
@@ -111,17 +111,17 @@ def main():
 
     started = time.perf_counter()
     heavy_keys = [bytes([0xFF] * 32), bytes([0xFF] * 16) + bytes(16)]
-    for name, num in drivers:
-        for n in lengths:
+    for name, num, min_len in drivers:
+        for n in (n for n in lengths if n >= min_len):
             key, msg = rng.randbytes(32), rng.randbytes(n)
             run_case(f"poly1305-{name} len={n}", num, key, msg, reference(key, msg))
         for key in heavy_keys:
-            for n in (n for n in (16, 128, 256, 272, 1024) if n >= 16 * opts.min_blocks):
+            for n in (n for n in (16, 128, 256, 272, 1024) if n >= min_len):
                 for fill in (0xFF, 0x00):
                     msg = bytes([fill]) * n
                     run_case(f"poly1305-{name} heavy key={key[:1].hex()}.. fill={fill:#x} len={n}",
                              num, key, msg, reference(key, msg))
-        for n in (n for n in (15, 16, 129, 4095, 4096) if n >= 16 * opts.min_blocks):
+        for n in (n for n in (15, 16, 129, 4095, 4096) if n >= min_len):
             key, msg = rng.randbytes(32), rng.randbytes(n)
             run_case(f"poly1305-{name} len={n} at end of mapping", num, key, msg,
                      reference(key, msg), at_end=True)
@@ -140,7 +140,7 @@ def main():
 
     elapsed = time.perf_counter() - started
     print(f"emu: model {opts.model}, {compared} poly1305 cases compared "
-          f"({', '.join(n for n, _ in drivers)}), {elapsed:.1f} s ({emu.seconds:.1f} s in the emulator)")
+          f"({', '.join(n for n, _, _ in drivers)}), {elapsed:.1f} s ({emu.seconds:.1f} s in the emulator)")
     for driver in sorted(per_driver):
         print(f"emu:   {driver}: {per_driver[driver]} cases")
     print(f"{passed} passed, {failed} failed")

@@ -19,6 +19,10 @@
 //!   the `gf128_mul_x_ble` doubling.
 //!
 //! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512`.
+//!
+//! ChaCha20 (`cryptoreg_emu_chacha20`, reference `cryptoreg_emu_ref_chacha20`, cases in
+//! `harness/test_chacha.py`): 0 = `chacha20-ssse3`, 1 = `-avx2`, 2 = `-avx512vl`,
+//! 3 = `-avx512f`.
 
 use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::aes::AesGeneric;
@@ -409,3 +413,57 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
     }
 }
 // --- end Poly1305 ---
+
+// --- ChaCha20 (issue 9): the `chacha20-{ssse3,avx2,avx512vl,avx512f}` entries ---------
+
+use cryptoreg_algos::chacha20::simd::raw as chacha_raw;
+
+/// ChaCha20 with the entry of driver `driver` (0 = `chacha20-ssse3`, 1 = `-avx2`,
+/// 2 = `-avx512vl`, 3 = `-avx512f`), from `src` into `dst` (`len` bytes each; the same
+/// pointer for in place, or disjoint). `state` is the 16-word ChaCha20 state (constants,
+/// key, block counter, nonce), as the drivers build it; the entry does not write it back.
+/// Runs under emulation: no allocation, no panic, no call outside this library. An
+/// unknown driver number does nothing (the harness would see the mismatch).
+///
+/// # Safety
+/// `state` readable for 64 bytes, `src` readable and `dst` writable for `len` bytes,
+/// `src == dst` or the two disjoint; the CPU (or emulator) has the driver's features.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_chacha20(
+    driver: u32,
+    state: *const u8,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: per this function's contract (64 readable bytes behind `state`, read as
+    // unaligned words).
+    unsafe {
+        let s = state.cast::<[u32; 16]>().read_unaligned();
+        let f = match driver {
+            0 => chacha_raw::chacha20_ssse3,
+            1 => chacha_raw::chacha20_avx2,
+            2 => chacha_raw::chacha20_avx512vl,
+            3 => chacha_raw::chacha20_avx512f,
+            _ => return,
+        };
+        f(&s, src, dst, len);
+    }
+}
+
+/// Reference ChaCha20 over the portable scalar core of `chacha20-generic` (RFC 8439 §2.3,
+/// block by block), in place, from the 16-word `state`. Native only.
+///
+/// # Safety
+/// `state` readable for 64 bytes, `data` readable and writable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_chacha20(state: *const u8, data: *mut u8, len: usize) {
+    // SAFETY: per this function's contract.
+    let (mut s, data) = unsafe {
+        (
+            state.cast::<[u32; 16]>().read_unaligned(),
+            core::slice::from_raw_parts_mut(data, len),
+        )
+    };
+    cryptoreg_algos::chacha20::chacha20_xor(&mut s, data);
+}

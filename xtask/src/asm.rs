@@ -1,4 +1,4 @@
-//! `cargo xtask asm`: inspects the machine code of the VAES entry functions.
+//! `cargo xtask asm`: inspects the machine code of the VAES and ChaCha20 entry functions.
 //!
 //! Builds the `cryptoreg-emu` cdylib in release mode (it links every entry function of
 //! `cryptoreg_algos::aes::vaes::entry`, each `#[inline(never)]`), disassembles it with
@@ -13,6 +13,12 @@
 //! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
 //!   nothing can lose the entry's target features);
 //! * every `ret` is preceded by `vzeroupper`, with no branch landing in between.
+//!
+//! And the ChaCha20 entries (`cryptoreg_algos::chacha20::simd::entry`): `chacha20_ssse3`
+//! xmm only with neither VEX nor EVEX code (an SSSE3-only CPU runs it), `pshufb` rotates;
+//! `chacha20_avx2` ymm, VEX only, `vpshufb` rotates; `chacha20_avx512vl` EVEX ymm with
+//! `vprold`, no zmm; `chacha20_avx512f` `vprold` on zmm; no `call`, and `vzeroupper`
+//! before every `ret` in all but the SSE-only one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,6 +62,8 @@ struct Insn {
     operands: String,
     /// EVEX-encoded (AVX-512 encoding, also used for AVX-512VL ymm/xmm forms).
     evex: bool,
+    /// VEX-encoded (AVX / AVX2): a CPU with SSSE3 only cannot run it.
+    vex: bool,
 }
 
 /// Whether an instruction's bytes start (after legacy prefixes) with the EVEX escape 0x62,
@@ -68,6 +76,18 @@ fn is_evex(bytes: &str) -> bool {
         .split_whitespace()
         .find(|b| !LEGACY.contains(b))
         .is_some_and(|b| b == "62")
+}
+
+/// Whether an instruction's bytes start (after legacy prefixes) with a VEX escape, 0xc4 or
+/// 0xc5 (in 64-bit mode LES / LDS do not exist, so these are always VEX).
+fn is_vex(bytes: &str) -> bool {
+    const LEGACY: [&str; 11] = [
+        "66", "67", "f2", "f3", "f0", "2e", "3e", "26", "36", "64", "65",
+    ];
+    bytes
+        .split_whitespace()
+        .find(|b| !LEGACY.contains(b))
+        .is_some_and(|b| b == "c4" || b == "c5")
 }
 
 /// Splits `objdump -d -C` output (with raw bytes) into functions.
@@ -102,6 +122,7 @@ fn parse_functions(text: &str) -> BTreeMap<String, Vec<Insn>> {
             continue;
         };
         let evex = is_evex(bytes);
+        let vex = is_vex(bytes);
         let insn = insn.trim();
         let (mnemonic, operands) = insn.split_once(char::is_whitespace).unwrap_or((insn, ""));
         body.push(Insn {
@@ -109,6 +130,7 @@ fn parse_functions(text: &str) -> BTreeMap<String, Vec<Insn>> {
             mnemonic: mnemonic.to_string(),
             operands: operands.trim().to_string(),
             evex,
+            vex,
         });
     }
     if let Some((n, body)) = current {
@@ -136,6 +158,53 @@ fn branch_target(insn: &Insn) -> Option<u64> {
     }
     let first = insn.operands.split_whitespace().next()?;
     u64::from_str_radix(first, 16).ok()
+}
+
+/// `vzeroupper` before every `ret`, with no branch landing between the two (a function
+/// that returns with dirty upper ymm/zmm state slows every SSE instruction after it).
+fn vzeroupper_problems(body: &[Insn]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let targets: Vec<u64> = body.iter().filter_map(branch_target).collect();
+    let rets: Vec<usize> = (0..body.len())
+        .filter(|&i| body[i].mnemonic.starts_with("ret"))
+        .collect();
+    if rets.is_empty() {
+        problems.push("no ret found".to_string());
+    }
+    for &r in &rets {
+        let mut j = r;
+        let mut found = None;
+        while j > 0 {
+            j -= 1;
+            let insn = &body[j];
+            if insn.mnemonic == "vzeroupper" {
+                found = Some(insn.addr);
+                break;
+            }
+            let vector = ["%xmm", "%ymm", "%zmm", "%k"]
+                .iter()
+                .any(|r| insn.operands.contains(r));
+            if vector || insn.mnemonic.starts_with('j') || insn.mnemonic.starts_with("ret") {
+                break;
+            }
+        }
+        match found {
+            None => problems.push(format!(
+                "ret at {:#x} is not preceded by vzeroupper",
+                body[r].addr
+            )),
+            Some(vz) => {
+                let ret_addr = body[r].addr;
+                if let Some(t) = targets.iter().find(|&&t| t > vz && t <= ret_addr) {
+                    problems.push(format!(
+                        "a branch to {t:#x} skips the vzeroupper at {vz:#x} before the ret at {ret_addr:#x}"
+                    ));
+                }
+            }
+        }
+    }
+
+    problems
 }
 
 /// Checks one entry; returns a one-line description or the list of problems.
@@ -201,8 +270,11 @@ fn check_entry(
             "{calls} call instruction(s): the core is not fully inlined"
         ));
     }
-
-    let rets = check_rets(body, &mut problems);
+    let rets = body
+        .iter()
+        .filter(|i| i.mnemonic.starts_with("ret"))
+        .count();
+    problems.extend(vzeroupper_problems(body));
 
     if problems.is_empty() {
         Ok(format!(
@@ -215,50 +287,105 @@ fn check_entry(
     }
 }
 
-/// Checks that every `ret` of `body` is preceded by `vzeroupper`, with no branch landing
-/// between the two; pushes what is wrong to `problems` and returns the number of `ret`s.
-fn check_rets(body: &[Insn], problems: &mut Vec<String>) -> usize {
-    let targets: Vec<u64> = body.iter().filter_map(branch_target).collect();
-    let rets: Vec<usize> = (0..body.len())
-        .filter(|&i| body[i].mnemonic.starts_with("ret"))
-        .collect();
-    if rets.is_empty() {
-        problems.push("no ret found".to_string());
-    }
-    for &r in &rets {
-        let mut j = r;
-        let mut found = None;
-        while j > 0 {
-            j -= 1;
-            let insn = &body[j];
-            if insn.mnemonic == "vzeroupper" {
-                found = Some(insn.addr);
-                break;
-            }
-            let vector = ["%xmm", "%ymm", "%zmm", "%k"]
-                .iter()
-                .any(|r| insn.operands.contains(r));
-            if vector || insn.mnemonic.starts_with('j') || insn.mnemonic.starts_with("ret") {
-                break;
-            }
-        }
-        match found {
-            None => problems.push(format!(
-                "ret at {:#x} is not preceded by vzeroupper",
-                body[r].addr
-            )),
-            Some(vz) => {
-                let ret_addr = body[r].addr;
-                if let Some(t) = targets.iter().find(|&&t| t > vz && t <= ret_addr) {
-                    problems.push(format!(
-                        "a branch to {t:#x} skips the vzeroupper at {vz:#x} before the ret at {ret_addr:#x}"
-                    ));
-                }
-            }
-        }
-    }
+// --- ChaCha20 entries (issue 9) ------------------------------------------------------
 
-    rets.len()
+/// The ChaCha20 entry functions, as demangled by objdump.
+const CHACHA_PREFIX: &str = "cryptoreg_algos::chacha20::simd::entry::";
+
+/// Register width and encoding a ChaCha20 entry must use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ChachaKind {
+    /// xmm only, legacy SSE encoding (no VEX, no EVEX): runs on an SSSE3-only CPU.
+    Ssse3,
+    /// ymm, VEX only: no zmm, no EVEX, no mask or xmm/ymm16-31 registers.
+    Avx2,
+    /// ymm with EVEX (`vprold`), no zmm.
+    Avx512Vl,
+    /// zmm (`vprold` on zmm).
+    Avx512F,
+}
+
+/// `(function name, kind)`.
+const CHACHA_ENTRIES: &[(&str, ChachaKind)] = &[
+    ("chacha20_ssse3", ChachaKind::Ssse3),
+    ("chacha20_avx2", ChachaKind::Avx2),
+    ("chacha20_avx512vl", ChachaKind::Avx512Vl),
+    ("chacha20_avx512f", ChachaKind::Avx512F),
+];
+
+/// Checks one ChaCha20 entry: its width and encoding, the rotate instruction of its kind,
+/// no `call`, and (except for the SSE-only ssse3 entry, which never dirties upper state)
+/// `vzeroupper` before every `ret`.
+fn check_chacha_entry(name: &str, kind: ChachaKind, body: &[Insn]) -> Result<String, Vec<String>> {
+    let mut problems = Vec::new();
+    let count = |pred: &dyn Fn(&Insn) -> bool| body.iter().filter(|i| pred(i)).count();
+    let zmm = count(&|i| i.operands.contains("%zmm"));
+    let ymm = count(&|i| i.operands.contains("%ymm"));
+    let mask_regs = count(&|i| uses_reg(&i.operands, "k", 1..=7));
+    let high =
+        count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
+    let evex = count(&|i| i.evex);
+    let vex = count(&|i| i.vex);
+    let calls = count(&|i| i.mnemonic.starts_with("call"));
+    let (rotate, reg) = match kind {
+        ChachaKind::Ssse3 => ("pshufb", "%xmm"),
+        ChachaKind::Avx2 => ("vpshufb", "%ymm"),
+        ChachaKind::Avx512Vl => ("vprold", "%ymm"),
+        ChachaKind::Avx512F => ("vprold", "%zmm"),
+    };
+    let rotates = count(&|i| i.mnemonic == rotate && i.operands.contains(reg));
+    if rotates == 0 {
+        problems.push(format!("no {rotate} on {reg} registers"));
+    }
+    match kind {
+        ChachaKind::Ssse3 => {
+            if ymm + zmm > 0 || vex + evex > 0 {
+                problems.push(format!(
+                    "beyond SSSE3: {vex} VEX and {evex} EVEX instructions, {ymm} ymm and {zmm} zmm uses"
+                ));
+            }
+        }
+        ChachaKind::Avx2 => {
+            if zmm > 0 || evex > 0 || mask_regs > 0 || high > 0 {
+                problems.push(format!(
+                    "AVX-512 in an AVX2 driver: {evex} EVEX instructions, {zmm} zmm, {mask_regs} mask-register and {high} xmm/ymm16-31 uses"
+                ));
+            }
+        }
+        ChachaKind::Avx512Vl => {
+            if zmm > 0 {
+                problems.push(format!("{zmm} instructions use zmm registers"));
+            }
+            if ymm == 0 || evex == 0 {
+                problems.push("no EVEX-encoded ymm code".to_string());
+            }
+        }
+        ChachaKind::Avx512F => {
+            if zmm == 0 {
+                problems.push("no zmm register in use".to_string());
+            }
+        }
+    }
+    if calls > 0 {
+        problems.push(format!(
+            "{calls} call instruction(s): the core is not fully inlined"
+        ));
+    }
+    if kind == ChachaKind::Ssse3 {
+        if !body.iter().any(|i| i.mnemonic.starts_with("ret")) {
+            problems.push("no ret found".to_string());
+        }
+    } else {
+        problems.extend(vzeroupper_problems(body));
+    }
+    if problems.is_empty() {
+        Ok(format!(
+            "{name}: {} insns, {rotates} {rotate} on {reg}, {ymm} ymm / {zmm} zmm / {mask_regs} mask uses, {vex} VEX / {evex} EVEX, no call",
+            body.len()
+        ))
+    } else {
+        Err(problems)
+    }
 }
 
 // --- Poly1305 (issue 9): the poly1305-* SIMD entries ---
@@ -274,9 +401,10 @@ const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
     ("poly1305_blocks_avx512ifma", Kind::Avx10_512, true),
 ];
 
-/// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, or
-/// `vpmadd52luq` and `vpmadd52huq` for IFMA), no zmm / EVEX / AVX-512 state in the avx2
-/// entry, no `call`, `vzeroupper` before every `ret`.
+/// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per
+/// product: at least the 25 of a step; or `vpmadd52luq` and `vpmadd52huq` for IFMA), no
+/// zmm / EVEX / AVX-512 state in the avx2 entry, no `call`, `vzeroupper` before every
+/// `ret`.
 fn check_poly1305_entry(
     name: &str,
     kind: Kind,
@@ -329,7 +457,11 @@ fn check_poly1305_entry(
             "{calls} call instruction(s): the core is not fully inlined"
         ));
     }
-    let rets = check_rets(body, &mut problems);
+    let rets = body
+        .iter()
+        .filter(|i| i.mnemonic.starts_with("ret"))
+        .count();
+    problems.extend(vzeroupper_problems(body));
     if problems.is_empty() {
         Ok(format!(
             "{name}: {} insns, {muls} {mul_name} on {width_reg}, {any_zmm} zmm / {evex} EVEX, {rets} ret(s) each after vzeroupper, no call",
@@ -394,11 +526,27 @@ pub fn run(root: &Path) -> Result<String, String> {
             }
         }
     }
+    for &(name, kind) in CHACHA_ENTRIES {
+        let full = format!("{CHACHA_PREFIX}{name}");
+        let Some(body) = funcs.get(&full) else {
+            failures.push(format!("{name}: not found in {}", lib.display()));
+            continue;
+        };
+        match check_chacha_entry(name, kind, body) {
+            Ok(line) => println!("asm: ok   {line}"),
+            Err(problems) => {
+                for p in problems {
+                    println!("asm: FAIL {name}: {p}");
+                    failures.push(format!("{name}: {p}"));
+                }
+            }
+        }
+    }
     check_poly1305(&funcs, &lib, &mut failures);
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call)",
-            ENTRIES.len() + POLY1305_ENTRIES.len()
+            "asm: {} entry functions checked (ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA)",
+            ENTRIES.len() + CHACHA_ENTRIES.len() + POLY1305_ENTRIES.len()
         ))
     } else {
         Err(format!(
@@ -447,6 +595,7 @@ mod tests {
                 mnemonic: "call".into(),
                 operands: "3000 <memcpy>".into(),
                 evex: false,
+                vex: false,
             },
         );
         let errs = check_entry("x", Kind::Avx10_512, true, false, &bad).unwrap_err();
@@ -467,6 +616,41 @@ mod tests {
         let funcs = parse_functions(SAMPLE);
         let body = &funcs["cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512"];
         assert_eq!(body.iter().filter(|i| i.evex).count(), 2);
+    }
+
+    const CHACHA_SAMPLE: &str = "\
+0000000000003000 <cryptoreg_algos::chacha20::simd::entry::chacha20_ssse3>:
+    3000:\t66 0f fe c1 \tpaddd  %xmm1,%xmm0
+    3004:\t66 0f 38 00 c2 \tpshufb %xmm2,%xmm0
+    3009:\tc3 \tret
+
+0000000000004000 <cryptoreg_algos::chacha20::simd::entry::chacha20_avx512f>:
+    4000:\t62 f1 75 48 72 c8 10 \tvprold $0x10,%zmm0,%zmm1
+    4007:\tc5 f8 77 \tvzeroupper
+    400a:\tc3 \tret
+";
+
+    #[test]
+    fn chacha_entries_by_kind() {
+        let funcs = parse_functions(CHACHA_SAMPLE);
+        let sse = &funcs["cryptoreg_algos::chacha20::simd::entry::chacha20_ssse3"];
+        assert!(check_chacha_entry("s", ChachaKind::Ssse3, sse).is_ok());
+        // The same code is not an AVX2 entry (no vpshufb on ymm, no vzeroupper).
+        assert!(check_chacha_entry("s", ChachaKind::Avx2, sse).is_err());
+        // One VEX instruction disqualifies the ssse3 entry.
+        let mut bad = sse.clone();
+        bad[0].vex = true;
+        let errs = check_chacha_entry("s", ChachaKind::Ssse3, &bad).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("beyond SSSE3")), "{errs:?}");
+
+        let zmm = &funcs["cryptoreg_algos::chacha20::simd::entry::chacha20_avx512f"];
+        assert!(zmm[0].evex && zmm[1].vex);
+        assert!(check_chacha_entry("z", ChachaKind::Avx512F, zmm).is_ok());
+        let errs = check_chacha_entry("z", ChachaKind::Avx512Vl, zmm).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("zmm")), "{errs:?}");
+        let mut bad = zmm.clone();
+        bad.remove(1); // vzeroupper
+        assert!(check_chacha_entry("z", ChachaKind::Avx512F, &bad).is_err());
     }
 
     #[test]

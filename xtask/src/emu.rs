@@ -1,5 +1,5 @@
-//! `cargo xtask emu`: runs the AVX-512 VAES drivers (and the AVX2 ones) under the Bochs
-//! CPU emulator and compares them byte for byte with native references.
+//! `cargo xtask emu`: runs the AVX-512 VAES and ChaCha20 drivers (and the AVX2 / SSSE3
+//! ones) under the Bochs CPU emulator and compares them byte for byte with native references.
 //!
 //! Steps, each of which fails loudly (an `Err` naming what is missing), never silently:
 //!
@@ -8,9 +8,11 @@
 //! 2. a virtual environment at `target/emu-venv` with `bochscpu-python==0.4.0` from PyPI
 //!    (created / installed on first use, reused afterwards);
 //! 3. `cargo build --release -p cryptoreg-emu` (the `cdylib` of C-ABI kernel exports);
-//! 4. `emu/harness/test_vaes.py` on that library, once per emulated CPU model (Tiger Lake
-//!    and Sapphire Rapids), each ending with `N passed, M failed`: anything but `M == 0`
-//!    and `N > 0`, or a non-zero exit, is an error.
+//! 4. `emu/harness/test_vaes.py` (the VAES drivers) and `emu/harness/test_chacha.py` (the
+//!    ChaCha20 ladder) on that library, once per emulated CPU model (Tiger Lake and
+//!    Sapphire Rapids, and Arrow Lake for the non-AVX-512 drivers and the negative
+//!    control), each ending with `N passed, M failed`: anything but `M == 0` and `N > 0`,
+//!    or a non-zero exit, is an error.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -143,38 +145,49 @@ const RUNS: [(&str, &str, bool); 4] = [
     ("arrow_lake", "avx10_512", false),
 ];
 
+/// The ChaCha20 harness runs (`emu/harness/test_chacha.py`), as [`RUNS`]: every driver under
+/// the AVX-512 models; ssse3 and avx2 under Arrow Lake (no AVX-512), where avx512vl and
+/// avx512f must fail every case (the negative control).
+const CHACHA_RUNS: [(&str, &str, bool); 5] = [
+    ("tigerlake", "ssse3,avx2,avx512vl,avx512f", true),
+    ("sapphire_rapids", "ssse3,avx2,avx512vl,avx512f", true),
+    ("arrow_lake", "ssse3,avx2", true),
+    ("arrow_lake", "avx512vl", false),
+    ("arrow_lake", "avx512f", false),
+];
+
+/// Each harness script with its runs.
+const HARNESSES: [(&str, &[(&str, &str, bool)]); 3] = [
+    ("test_vaes.py", &RUNS),
+    ("test_chacha.py", &CHACHA_RUNS),
+    ("test_poly1305.py", &POLY1305_RUNS),
+];
+
 // --- Poly1305 (issue 9) ---
 
-/// The Poly1305 harness runs (`emu/harness/test_poly1305.py`), as [`RUNS`] with extra
-/// harness arguments: Sapphire Rapids and Tiger Lake have AVX-512F/BW/VL and IFMA (every
-/// driver must match the reference); Arrow Lake has AVX2 only (the avx2 driver must pass,
-/// and the avx512 and avx512ifma ones must fail every case: the negative control, on
-/// messages long enough for a vector step, since shorter ones run only the scalar rest).
-const POLY1305_RUNS: [(&str, &str, &[&str], bool); 4] = [
-    ("sapphire_rapids", "avx2,avx512,avx512ifma", &[], true),
-    ("tigerlake", "avx2,avx512,avx512ifma", &[], true),
-    ("arrow_lake", "avx2", &[], true),
-    (
-        "arrow_lake",
-        "avx512,avx512ifma",
-        &["--min-blocks", "8"],
-        false,
-    ),
+/// The Poly1305 harness runs (`emu/harness/test_poly1305.py`), as [`RUNS`]: Sapphire
+/// Rapids and Tiger Lake have AVX-512F/BW/VL and IFMA (every driver must match the
+/// reference); Arrow Lake has AVX2 only (the avx2 driver must pass, and the avx512 and
+/// avx512ifma ones must fail every case: the negative control, on messages of at least 8
+/// whole blocks (`@8`), since shorter ones run only the scalar rest of an entry).
+const POLY1305_RUNS: [(&str, &str, bool); 4] = [
+    ("sapphire_rapids", "avx2,avx512,avx512ifma", true),
+    ("tigerlake", "avx2,avx512,avx512ifma", true),
+    ("arrow_lake", "avx2", true),
+    ("arrow_lake", "avx512@8,avx512ifma@8", false),
 ];
 
 // --- end Poly1305 ---
 
 /// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
 /// when `echo` (the negative control's hundreds of expected failures are not).
-#[allow(clippy::too_many_arguments)]
 fn run_model(
     root: &Path,
+    script: &str,
     vpython: &Path,
     lib: &Path,
-    script: &str,
     model: &str,
     drivers: &str,
-    extra: &[&str],
     echo: bool,
 ) -> Result<(u64, u64, String), String> {
     let script = root.join("emu").join("harness").join(script);
@@ -191,7 +204,6 @@ fn run_model(
         .arg(&script)
         .arg(lib)
         .args(["--model", model, "--drivers", drivers])
-        .args(extra)
         .env("EMU_BUILD_DIR", &build_dir)
         .current_dir(root)
         .output()
@@ -230,29 +242,16 @@ pub fn run(root: &Path) -> Result<String, String> {
     let lib = build_cdylib(root)?;
     let mut total = 0;
     let mut details = Vec::new();
-    let runs = RUNS
+    for (script, &(model, drivers, expect_pass)) in HARNESSES
         .iter()
-        .map(|&(m, d, e)| ("test_vaes.py", m, d, &[][..], e))
-        .chain(
-            POLY1305_RUNS
-                .iter()
-                .map(|&(m, d, x, e)| ("test_poly1305.py", m, d, x, e)),
-        );
-    for (script, model, drivers, extra, expect_pass) in runs {
-        let (passed, failed, detail) = run_model(
-            root,
-            &vpython,
-            &lib,
-            script,
-            model,
-            drivers,
-            extra,
-            expect_pass,
-        )?;
+        .flat_map(|(script, runs)| runs.iter().map(move |r| (*script, r)))
+    {
+        let (passed, failed, detail) =
+            run_model(root, script, &vpython, &lib, model, drivers, expect_pass)?;
         if expect_pass {
             if failed != 0 || passed == 0 {
                 return Err(format!(
-                    "emulation check failed under {model} ({drivers}): {passed} passed, {failed} failed"
+                    "emulation check failed under {model} ({script}: {drivers}): {passed} passed, {failed} failed"
                 ));
             }
             total += passed;
@@ -263,7 +262,9 @@ pub fn run(root: &Path) -> Result<String, String> {
                  but {passed} passed and {failed} failed: is the emulator's CPU model applied?"
             ));
         } else {
-            println!("emu: negative control ok: {drivers} under {model} fails all {failed} cases");
+            println!(
+                "emu: negative control ok: {script} {drivers} under {model} fails all {failed} cases"
+            );
         }
     }
     println!("emu: {total} passed, 0 failed");

@@ -34,6 +34,8 @@
 
 mod core;
 mod generic;
+#[cfg(target_arch = "x86_64")]
+pub mod simd;
 
 pub use self::core::{
     chacha20_block, chacha20_xor, hchacha20, init_state, quarter_round, CHACHA_CONSTANTS,

@@ -11,3 +11,4 @@
 pub(crate) mod inout;
 pub(crate) mod token;
 pub(crate) mod vector;
+pub(crate) mod word32;

@@ -47,21 +47,30 @@ cpu_token!(
     VaesAvx10 = [Aes, Avx2, Vaes, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
 );
 
-// --- Poly1305 (issue 9): the poly1305-* SIMD drivers and the fused ChaCha20-Poly1305 ---
-
 cpu_token!(
-    /// AVX2: `poly1305-avx2` (ymm, VEX encoding).
-    PolyAvx2 = [Avx2]
+    /// SSSE3 on xmm, legacy SSE encoding (`pshufb` for the byte rotates of ChaCha20):
+    /// `chacha20-ssse3`, `xchacha20-ssse3`.
+    Ssse3 = [Ssse3, Sse2]
 );
 
 cpu_token!(
-    /// AVX2 and AVX-512F/BW/VL: `poly1305-avx512` (zmm).
-    PolyAvx512 = [Avx2, Avx512f, Avx512bw, Avx512vl]
+    /// AVX2 on ymm, VEX encoding: `chacha20-avx2`, `xchacha20-avx2`.
+    Avx2 = [Avx, Avx2]
 );
 
 cpu_token!(
-    /// The avx512 set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
-    PolyAvx512Ifma = [Avx2, Avx512f, Avx512bw, Avx512vl, Avx512ifma]
+    /// AVX-512F/BW/VL with AVX2 (EVEX: `vprold`, byte-mask partial blocks):
+    /// `chacha20-avx512vl` (ymm) and `chacha20-avx512f` (zmm, whose short tails run on
+    /// EVEX ymm / xmm, hence VL and BW too), and their `xchacha20` twins.
+    Avx512 = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl]
+);
+
+// --- Poly1305 (issue 9): `poly1305-avx2` takes `Avx2`, `poly1305-avx512` and the fused
+// `rfc7539-chacha20-poly1305-avx512` take `Avx512` (above) ---
+
+cpu_token!(
+    /// The `Avx512` set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
+    Avx512Ifma = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Avx512ifma]
 );
 
 // --- end Poly1305 ---

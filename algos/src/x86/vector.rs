@@ -196,9 +196,9 @@ unsafe fn write_lt8(p: *mut u8, n: usize, mut v: u64) {
 }
 
 /// Loads `n < 16` bytes at `p` into an xmm register (the rest zero), through general
-/// registers.
+/// registers. SSE2 only (the SSSE3 ChaCha20 driver's partial blocks use it too).
 #[inline(always)]
-unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
+pub(super) unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
     // SAFETY: `n` bytes at `p` are readable (caller); the pieces stay below `n`; SSE2 is
     // part of x86_64.
     unsafe {
@@ -211,14 +211,15 @@ unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
     }
 }
 
-/// Stores the first `n < 16` bytes of `v` at `p`, through general registers.
+/// Stores the first `n < 16` bytes of `v` at `p`, through general registers. SSE2 only.
 #[inline(always)]
-unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
+pub(super) unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
     // SAFETY: `n` bytes at `p` are writable (caller); the pieces stay below `n`; SSE2 is
-    // part of x86_64 (and SSE4.1's `pextrq` is implied by AVX2 in every caller).
+    // part of x86_64 (the high qword comes down with `punpckhqdq`, not SSE4.1's `pextrq`,
+    // so an SSSE3-only entry can use this).
     unsafe {
         let lo = _mm_cvtsi128_si64(v) as u64;
-        let hi = _mm_extract_epi64::<1>(v) as u64;
+        let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64;
         if n >= 8 {
             p.cast::<u64>().write_unaligned(lo);
             write_lt8(p.add(8), n - 8, hi);

@@ -14,17 +14,17 @@ use zeroize::{Zeroize, Zeroizing};
 use super::entry::{self, Poly1305Key};
 use super::scalar::Acc;
 use crate::poly1305::{Poly1305, Poly1305Blocks, POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
-use crate::x86::token::{PolyAvx2, PolyAvx512, PolyAvx512Ifma};
+use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 
 /// Which kernel a driver runs, with the token proving its features.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Width {
     /// `poly1305-avx2`.
-    Avx2(PolyAvx2),
+    Avx2(Avx2),
     /// `poly1305-avx512`.
-    Avx512(PolyAvx512),
+    Avx512(Avx512),
     /// `poly1305-avx512ifma`.
-    Avx512Ifma(PolyAvx512Ifma),
+    Avx512Ifma(Avx512Ifma),
 }
 
 impl Width {
@@ -172,7 +172,7 @@ macro_rules! register {
 }
 
 register! {
-    "poly1305-avx2", 400, Avx2(PolyAvx2);
-    "poly1305-avx512", 500, Avx512(PolyAvx512), uses_zmm;
-    "poly1305-avx512ifma", 550, Avx512Ifma(PolyAvx512Ifma), uses_zmm;
+    "poly1305-avx2", 400, Avx2(Avx2);
+    "poly1305-avx512", 500, Avx512(Avx512), uses_zmm;
+    "poly1305-avx512ifma", 550, Avx512Ifma(Avx512Ifma), uses_zmm;
 }

@@ -12,25 +12,25 @@ use rand_chacha::ChaCha8Rng;
 use super::hash::{Poly1305Simd, Width};
 use super::raw::scalar_tag;
 use crate::poly1305::Poly1305Generic;
-use crate::x86::token::{PolyAvx2, PolyAvx512, PolyAvx512Ifma};
+use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 
 /// Every driver this CPU can run, by name.
 pub(crate) fn drivers() -> Vec<(&'static str, Poly1305Simd)> {
     let host = HostFeatures::detect();
     let mut v = Vec::new();
-    if let Ok(t) = PolyAvx2::new(&host, "t") {
+    if let Ok(t) = Avx2::new(&host, "t") {
         v.push((
             "poly1305-avx2",
             Poly1305Simd::new("poly1305-avx2", Width::Avx2(t)),
         ));
     }
-    if let Ok(t) = PolyAvx512::new(&host, "t") {
+    if let Ok(t) = Avx512::new(&host, "t") {
         v.push((
             "poly1305-avx512",
             Poly1305Simd::new("poly1305-avx512", Width::Avx512(t)),
         ));
     }
-    if let Ok(t) = PolyAvx512Ifma::new(&host, "t") {
+    if let Ok(t) = Avx512Ifma::new(&host, "t") {
         v.push((
             "poly1305-avx512ifma",
             Poly1305Simd::new("poly1305-avx512ifma", Width::Avx512Ifma(t)),
@@ -274,16 +274,16 @@ fn bad_keys_and_states_are_errors() {
 fn tokens_refuse_a_masked_feature() {
     let host = HostFeatures::detect();
     for (features, which) in [
-        (PolyAvx2::FEATURES, 0),
-        (PolyAvx512::FEATURES, 1),
-        (PolyAvx512Ifma::FEATURES, 2),
+        (Avx2::FEATURES, 0),
+        (Avx512::FEATURES, 1),
+        (Avx512Ifma::FEATURES, 2),
     ] {
         for &f in features {
             let masked = host.without(Features::of(&[f]));
             let r = match which {
-                0 => PolyAvx2::new(&masked, "t").map(|_| ()),
-                1 => PolyAvx512::new(&masked, "t").map(|_| ()),
-                _ => PolyAvx512Ifma::new(&masked, "t").map(|_| ()),
+                0 => Avx2::new(&masked, "t").map(|_| ()),
+                1 => Avx512::new(&masked, "t").map(|_| ()),
+                _ => Avx512Ifma::new(&masked, "t").map(|_| ()),
             };
             assert!(
                 matches!(r, Err(Error::Unsupported { .. })),

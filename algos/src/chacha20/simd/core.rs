@@ -1,0 +1,256 @@
+//! The ChaCha20 keystream (RFC 8439 §2.3) written once over [`Word32Vec`] and instantiated
+//! per width by `entry`.
+//!
+//! Two layouts, as the kernel's and OpenSSL's SIMD ChaCha20:
+//!
+//! * **vertical** ([`vertical`]): one block per 32-bit lane, state word `i` of every block
+//!   in vector `i` (16 vectors). A quarter round is then plain word-wise add / xor / rotate
+//!   across `V::WORDS` blocks at once (4, 8 or 16), with no shuffles inside the rounds; at
+//!   the end, per-lane unpacks (a 4x4 word transpose per 128-bit lane) and
+//!   [`Word32Vec::lane_transpose`] turn the columns back into consecutive 64-byte blocks.
+//! * **horizontal** ([`horizontal`]): one block per 128-bit lane, its four rows in four
+//!   vectors (a, b, c, d); the diagonal round rotates rows b, c, d with `pshufd`. One to
+//!   four blocks without a transpose: the kernel's short-request path.
+//!
+//! [`chacha20_xor`] is the glue: whole vertical batches while the request lasts, then the
+//! length picks the narrowest kernel that covers the rest in one call (zmm: 16 blocks
+//! vertical on zmm, 8 on ymm, then 4, 2 or 1 horizontal on zmm, ymm, xmm; ymm: 8 vertical,
+//! 4 vertical on xmm, 2 or 1 horizontal; xmm: 4 vertical, then 1 horizontal at a time),
+//! as the kernel's `chacha_dosimd` does. The last partial block goes through the vector
+//! layer's partial loads and stores (byte masks with AVX-512, general-register pieces
+//! otherwise): nothing past `len` is read or written.
+//!
+//! Source and destination are equal (in place) or disjoint: every vector of input is
+//! loaded right before the output at the same offset is stored, and no two stores overlap.
+//!
+//! The 32-bit counter (word 12) advances per block and wraps in the lanes of a batch that
+//! are not used; that a request never passes block 2^32 is the drivers' check
+//! (`check_counter_room`), made before any call into here.
+
+use crate::x86::word32::Word32Vec;
+
+/// 32-bit lane `i` holds `i`: added to a splatted counter, the counters of the blocks of a
+/// vertical batch (the first `V::WORDS` words are loaded).
+static VERTICAL_STEP: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// 128-bit lane `l` holds `(l, 0, 0, 0)`: added to the broadcast row `d`, the counters of
+/// the blocks of a horizontal batch (the first `V::LANES` lanes are loaded).
+static HORIZONTAL_STEP: [u32; 16] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0];
+
+/// Bytes of one ChaCha20 block.
+const BLOCK: usize = 64;
+
+/// The ChaCha quarter round (RFC 8439 §2.1) on four vectors.
+#[inline(always)]
+unsafe fn quarter<V: Word32Vec>(a: &mut V, b: &mut V, c: &mut V, d: &mut V) {
+    // SAFETY: target features per the module contract of `word32`.
+    unsafe {
+        *a = a.add32(*b);
+        *d = d.xor(*a).rotl16();
+        *c = c.add32(*d);
+        *b = b.xor(*c).rotl12();
+        *a = a.add32(*b);
+        *d = d.xor(*a).rotl8();
+        *c = c.add32(*d);
+        *b = b.xor(*c).rotl7();
+    }
+}
+
+/// The quarter round on words `a`, `b`, `c`, `d` of a vertical state (constant indices
+/// after inlining, so the array stays in registers).
+#[inline(always)]
+unsafe fn quarter_at<V: Word32Vec>(x: &mut [V; 16], a: usize, b: usize, c: usize, d: usize) {
+    let (mut va, mut vb, mut vc, mut vd) = (x[a], x[b], x[c], x[d]);
+    // SAFETY: forwarded.
+    unsafe { quarter(&mut va, &mut vb, &mut vc, &mut vd) };
+    (x[a], x[b], x[c], x[d]) = (va, vb, vc, vd);
+}
+
+/// XORs keystream vector `ks` into the input at `off` and stores it at `off` of the
+/// output, the part of it before `len` only (all of it when `!PARTIAL`).
+#[inline(always)]
+unsafe fn xor_out<V: Word32Vec, const PARTIAL: bool>(
+    ks: V,
+    src: *const u8,
+    dst: *mut u8,
+    off: usize,
+    len: usize,
+) {
+    // SAFETY: the caller guarantees `len` valid bytes at `src` / `dst` (and, without
+    // `PARTIAL`, `off + V::BYTES <= len`); the partial path stays below `len`.
+    unsafe {
+        if !PARTIAL || off + V::BYTES <= len {
+            V::load(src.add(off)).xor(ks).store(dst.add(off));
+        } else if off < len {
+            let n = len - off;
+            V::load_partial(src.add(off), n)
+                .xor(ks)
+                .store_partial(dst.add(off), n);
+        }
+    }
+}
+
+/// The keystream of `V::WORDS` blocks from block `counter` (the other words from `s`),
+/// XORed from `src` into `dst`: all `64 * V::WORDS` bytes, or with `PARTIAL` the first
+/// `len` of them.
+#[inline(always)]
+unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
+    s: &[u32; 16],
+    counter: u32,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: target features per the module contract; `len` (or the whole batch) bytes
+    // are valid at `src` / `dst` (caller), and `xor_out` keeps to them.
+    unsafe {
+        let ctr = V::splat(counter).add32(V::load(VERTICAL_STEP.as_ptr().cast()));
+        let mut x = [ctr; 16];
+        for (xi, si) in x.iter_mut().zip(s) {
+            *xi = V::splat(*si);
+        }
+        x[12] = ctr;
+        for _ in 0..10 {
+            quarter_at(&mut x, 0, 4, 8, 12);
+            quarter_at(&mut x, 1, 5, 9, 13);
+            quarter_at(&mut x, 2, 6, 10, 14);
+            quarter_at(&mut x, 3, 7, 11, 15);
+            quarter_at(&mut x, 0, 5, 10, 15);
+            quarter_at(&mut x, 1, 6, 11, 12);
+            quarter_at(&mut x, 2, 7, 8, 13);
+            quarter_at(&mut x, 3, 4, 9, 14);
+        }
+        for (i, xi) in x.iter_mut().enumerate() {
+            let input = if i == 12 { ctr } else { V::splat(s[i]) };
+            *xi = xi.add32(input);
+        }
+        // Per 128-bit lane, a 4x4 transpose of words 4g..4g+4: afterwards x[4g + j] holds,
+        // in lane l, words 4g..4g+4 of block 4l + j.
+        for g in 0..4 {
+            let (a, b, c, d) = (x[4 * g], x[4 * g + 1], x[4 * g + 2], x[4 * g + 3]);
+            let (t0, t1) = (a.unpacklo32(b), c.unpacklo32(d));
+            let (t2, t3) = (a.unpackhi32(b), c.unpackhi32(d));
+            x[4 * g] = t0.unpacklo64(t1);
+            x[4 * g + 1] = t0.unpackhi64(t1);
+            x[4 * g + 2] = t2.unpacklo64(t3);
+            x[4 * g + 3] = t2.unpackhi64(t3);
+        }
+        // For each j, lane_transpose yields blocks j, 4 + j, 8 + j, 12 + j (as many as
+        // there are lanes) one after the other; vector m of that is at stream position
+        // m * BYTES: block 4 * (pos / 64) + j, offset pos % 64 in it.
+        for j in 0..4 {
+            let r = V::lane_transpose([x[j], x[4 + j], x[8 + j], x[12 + j]]);
+            for (m, rm) in r.into_iter().enumerate() {
+                let pos = m * V::BYTES;
+                let off = BLOCK * (4 * (pos / BLOCK) + j) + pos % BLOCK;
+                xor_out::<V, PARTIAL>(rm, src, dst, off, len);
+            }
+        }
+    }
+}
+
+/// The keystream of `V::LANES` blocks from block `counter` in the horizontal layout,
+/// XORed from `src` into `dst` over the first `len <= 64 * V::LANES` bytes.
+#[inline(always)]
+unsafe fn horizontal<V: Word32Vec>(
+    s: &[u32; 16],
+    counter: u32,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: target features per the module contract; `len` bytes are valid at `src` /
+    // `dst` (caller), and `xor_out` keeps to them.
+    unsafe {
+        let a0 = V::splat_row(&[s[0], s[1], s[2], s[3]]);
+        let b0 = V::splat_row(&[s[4], s[5], s[6], s[7]]);
+        let c0 = V::splat_row(&[s[8], s[9], s[10], s[11]]);
+        let d0 = V::splat_row(&[counter, s[13], s[14], s[15]])
+            .add32(V::load(HORIZONTAL_STEP.as_ptr().cast()));
+        let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
+        for _ in 0..10 {
+            quarter(&mut a, &mut b, &mut c, &mut d);
+            // Diagonals into columns: row b left by one word, c by two, d by three.
+            b = b.shuffle32::<0x39>();
+            c = c.shuffle32::<0x4e>();
+            d = d.shuffle32::<0x93>();
+            quarter(&mut a, &mut b, &mut c, &mut d);
+            b = b.shuffle32::<0x93>();
+            c = c.shuffle32::<0x4e>();
+            d = d.shuffle32::<0x39>();
+        }
+        let r = V::lane_transpose([a.add32(a0), b.add32(b0), c.add32(c0), d.add32(d0)]);
+        for (m, rm) in r.into_iter().enumerate() {
+            xor_out::<V, true>(rm, src, dst, m * V::BYTES, len);
+        }
+    }
+}
+
+/// XORs the ChaCha20 keystream of state `s` (constants, key, block counter in word 12,
+/// nonce) into `len` bytes from `src`, written to `dst`. The counter is not written back:
+/// the caller advances it by `ceil(len / 64)`.
+///
+/// # Safety
+/// `src` is valid for reads and `dst` for writes of `len` bytes, equal or disjoint; the
+/// CPU has `V`'s features (this is only inlined into the matching `#[target_feature]`
+/// entry); `s[12] + ceil(len / 64) <= 2^32` (not needed for memory safety, but past it the
+/// keystream would repeat).
+#[inline(always)]
+pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
+    s: &[u32; 16],
+    mut src: *const u8,
+    mut dst: *mut u8,
+    len: usize,
+) {
+    type N<V> = <V as Word32Vec>::Narrow;
+    type NN<V> = <N<V> as Word32Vec>::Narrow;
+    let mut counter = s[12];
+    let mut left = len;
+    let batch = BLOCK * V::WORDS;
+    // SAFETY: the pointers advance together through the first `len` bytes and every call
+    // gets at most the `left` bytes that remain; target features per this function's
+    // contract (the narrower types' features are a subset of `V`'s).
+    unsafe {
+        while left >= batch {
+            vertical::<V, false>(s, counter, src, dst, batch);
+            counter = counter.wrapping_add(V::WORDS as u32);
+            src = src.add(batch);
+            dst = dst.add(batch);
+            left -= batch;
+        }
+        if left == 0 {
+            return;
+        }
+        if left > batch / 2 {
+            vertical::<V, true>(s, counter, src, dst, left);
+            return;
+        }
+        if N::<V>::WORDS < V::WORDS && left > BLOCK * N::<V>::WORDS / 2 {
+            vertical::<N<V>, true>(s, counter, src, dst, left);
+            return;
+        }
+        // At most a few blocks: horizontal, the narrowest type whose lanes cover them.
+        while left > 0 {
+            let blocks = left.div_ceil(BLOCK);
+            let lanes = if blocks > N::<V>::LANES {
+                V::LANES
+            } else if blocks > NN::<V>::LANES {
+                N::<V>::LANES
+            } else {
+                NN::<V>::LANES
+            };
+            let n = left.min(BLOCK * lanes);
+            if lanes == V::LANES {
+                horizontal::<V>(s, counter, src, dst, n);
+            } else if lanes == N::<V>::LANES {
+                horizontal::<N<V>>(s, counter, src, dst, n);
+            } else {
+                horizontal::<NN<V>>(s, counter, src, dst, n);
+            }
+            counter = counter.wrapping_add(lanes as u32);
+            src = src.add(n);
+            dst = dst.add(n);
+            left -= n;
+        }
+    }
+}

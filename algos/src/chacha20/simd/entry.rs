@@ -1,0 +1,45 @@
+//! The `#[target_feature]` entry functions: one per driver width, each a thin shell that
+//! instantiates the generic core ([`chacha20_xor`], inlined into it, so it is compiled with
+//! the entry's features). `#[inline(never)]` keeps each one named symbol in the machine
+//! code, which `cargo xtask asm` inspects (xmm and no VEX in ssse3, ymm in avx2 without
+//! EVEX, ymm with EVEX in avx512vl, zmm in avx512f; `vzeroupper` before `ret`, no `call`)
+//! and `cargo xtask emu` runs under the Bochs emulator.
+//!
+//! Arguments are the 16 state words, plain pointers and a length: the entries allocate
+//! nothing, cannot panic and make no calls. `src` and `dst` are equal (in place) or
+//! disjoint (out of place: one pass over memory).
+
+use super::core::chacha20_xor;
+use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
+use crate::x86::word32::Xmm;
+
+macro_rules! entries {
+    ($($(#[$doc:meta])* $features:literal, $v:ty => $name:ident;)*) => {$(
+        $(#[$doc])*
+        /// XORs the ChaCha20 keystream of `state` (constants, key, block counter in word
+        /// 12, nonce; the counter is not written back) into `len` bytes from `src`, into
+        /// `dst`.
+        ///
+        /// # Safety
+        /// `src` is valid for reads and `dst` for writes of `len` bytes, `src == dst` or
+        /// the two do not overlap, and the CPU has the features this function is compiled
+        /// for.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $name(state: &[u32; 16], src: *const u8, dst: *mut u8, len: usize) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { chacha20_xor::<$v>(state, src, dst, len) }
+        }
+    )*};
+}
+
+entries! {
+    /// `chacha20-ssse3`: xmm, legacy SSE encoding, 4 blocks vertical.
+    "ssse3", Xmm<Vex> => chacha20_ssse3;
+    /// `chacha20-avx2`: ymm, VEX encoding, 8 blocks vertical.
+    "avx2", Ymm<Vex> => chacha20_avx2;
+    /// `chacha20-avx512vl`: ymm, EVEX encoding (`vprold`, 32 registers, byte masks).
+    "avx2,avx512f,avx512bw,avx512vl", Ymm<Evex> => chacha20_avx512vl;
+    /// `chacha20-avx512f`: zmm, 16 blocks vertical.
+    "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_avx512f;
+}

@@ -1,0 +1,520 @@
+//! 32-bit-word vectors for the ARX ciphers (ChaCha20): [`Word32Vec`] over the three
+//! widths of the shared layer plus an xmm type, [`Xmm`].
+//!
+//! [`SimdVec`](super::vector::SimdVec) is 128-bit-lane oriented (AES blocks, carry-less
+//! multiplies); ChaCha20 works on 32-bit words instead: it adds, XORs and rotates them,
+//! and turns the "vertical" layout (word `i` of block `b` in 32-bit lane `b` of vector
+//! `i`) back into bytes with per-128-bit-lane unpacks and a transpose of 128-bit lanes
+//! across four vectors. This trait is that vocabulary, written once; the ChaCha20 core
+//! (`chacha20/simd/core.rs`) is written over it and instantiated per width.
+//!
+//! | type | words | rotates | partial vectors | driver |
+//! | --- | --- | --- | --- | --- |
+//! | [`Xmm<Vex>`] | 4 | `pshufb` (16, 8), shift + or (12, 7) | general-register pieces | `chacha20-ssse3` (SSE encoding), tails of avx2 |
+//! | [`Ymm<Vex>`] | 8 | as xmm | general-register pieces | `chacha20-avx2` |
+//! | [`Xmm<Evex>`] | 4 | `vprold` | byte masks | tails of avx512vl |
+//! | [`Ymm<Evex>`] | 8 | `vprold` | byte masks | `chacha20-avx512vl`, tails of avx512f |
+//! | [`Zmm`] | 16 | `vprold` | byte masks | `chacha20-avx512f` |
+//!
+//! `Xmm<Vex>` uses nothing above SSSE3, so the same type compiles to legacy SSE code in
+//! an `ssse3` entry and to VEX code in an `avx2` entry: the encoding is the entry's
+//! target features' choice, the type only decides which instructions exist ("`Vex`" reads
+//! as "no AVX-512" here).
+//!
+//! Same safety contract as [`super::vector`]: every method is `#[inline(always)]` and
+//! `unsafe`, callable only from code compiled with the implementor's features (SSSE3 for
+//! `Xmm<Vex>`, AVX2 for `Ymm<Vex>`, AVX-512F/BW/VL for the `Evex` types and `Zmm`), and
+//! pointers must be valid for the bytes a method documents.
+
+use core::arch::x86_64::*;
+use core::marker::PhantomData;
+
+use super::vector::{load_lt16, store_lt16, Evex, SimdVec, Ymm, YmmEncoding, Zmm};
+
+/// `vpshufb` control rotating every 32-bit word left by 16 bits (per 128-bit lane).
+static ROT16: [u8; 16] = [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13];
+/// `vpshufb` control rotating every 32-bit word left by 8 bits.
+static ROT8: [u8; 16] = [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14];
+
+/// An xmm register: one 128-bit lane, encoded as `E` allows (see the module docs).
+#[derive(Clone, Copy)]
+pub(crate) struct Xmm<E: YmmEncoding>(pub(crate) __m128i, PhantomData<E>);
+
+impl<E: YmmEncoding> Xmm<E> {
+    #[inline(always)]
+    fn new(v: __m128i) -> Self {
+        Xmm(v, PhantomData)
+    }
+}
+
+/// A vector of 32-bit words in 128-bit lanes. See the module documentation for the safety
+/// contract.
+pub(crate) trait Word32Vec: Copy {
+    /// The next narrower type (`Zmm` -> `Ymm<Evex>` -> `Xmm<Evex>`, `Ymm<Vex>` ->
+    /// `Xmm<Vex>`; an xmm type is its own): what a core finishes short requests on.
+    type Narrow: Word32Vec;
+    /// 128-bit lanes per vector: 1, 2 or 4.
+    const LANES: usize;
+    /// 32-bit words per vector.
+    const WORDS: usize = 4 * Self::LANES;
+    /// Bytes per vector.
+    const BYTES: usize = 16 * Self::LANES;
+
+    /// Loads `BYTES` bytes (unaligned).
+    unsafe fn load(p: *const u8) -> Self;
+    /// Stores `BYTES` bytes (unaligned).
+    unsafe fn store(self, p: *mut u8);
+    /// Loads `n < BYTES` bytes, the rest zero; touches no byte past `n`.
+    unsafe fn load_partial(p: *const u8, n: usize) -> Self;
+    /// Stores the first `n < BYTES` bytes; touches no byte past `n`.
+    unsafe fn store_partial(self, p: *mut u8, n: usize);
+    /// `w` in every word.
+    unsafe fn splat(w: u32) -> Self;
+    /// The four words `row` in every 128-bit lane.
+    unsafe fn splat_row(row: &[u32; 4]) -> Self;
+    /// Word-wise wrapping addition.
+    unsafe fn add32(self, other: Self) -> Self;
+    /// Bitwise exclusive or.
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Rotates every word left by 16.
+    unsafe fn rotl16(self) -> Self;
+    /// Rotates every word left by 12.
+    unsafe fn rotl12(self) -> Self;
+    /// Rotates every word left by 8.
+    unsafe fn rotl8(self) -> Self;
+    /// Rotates every word left by 7.
+    unsafe fn rotl7(self) -> Self;
+    /// `pshufd`: word `i` of each lane becomes word `(IMM >> 2i) & 3` of the same lane.
+    unsafe fn shuffle32<const IMM: i32>(self) -> Self;
+    /// Per lane `(a0, b0, a1, b1)` from `a = self` and `b` (`punpckldq`).
+    unsafe fn unpacklo32(self, b: Self) -> Self;
+    /// Per lane `(a2, b2, a3, b3)` (`punpckhdq`).
+    unsafe fn unpackhi32(self, b: Self) -> Self;
+    /// Per lane `(a.q0, b.q0)` (`punpcklqdq`).
+    unsafe fn unpacklo64(self, b: Self) -> Self;
+    /// Per lane `(a.q1, b.q1)` (`punpckhqdq`).
+    unsafe fn unpackhi64(self, b: Self) -> Self;
+    /// Transposes 128-bit lanes across four vectors so that the output, stored one vector
+    /// after the other, is lane 0 of `v[0], v[1], v[2], v[3]`, then lane 1 of the same,
+    /// and so on: `LANES` 64-byte units, unit `l` made of lane `l` of each input. (Identity
+    /// for xmm; `vperm2i128` for ymm; two rounds of `vshufi32x4` for zmm.)
+    unsafe fn lane_transpose(v: [Self; 4]) -> [Self; 4];
+}
+
+/// The rotates: `vprold` (AVX-512F, or VL on xmm/ymm) where the type is EVEX-encoded,
+/// else `pshufb` for the byte multiples (16, 8) and shift + or for the others (12, 7).
+macro_rules! rotates {
+    (evex: $wrap:expr, $rol:ident) => {
+        #[inline(always)]
+        unsafe fn rotl16(self) -> Self {
+            // SAFETY: the features of this type are enabled (module contract).
+            $wrap(unsafe { $rol::<16>(self.0) })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl12(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe { $rol::<12>(self.0) })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl8(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe { $rol::<8>(self.0) })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl7(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe { $rol::<7>(self.0) })
+        }
+    };
+    ($evex:expr, $wrap:expr, $rol:ident, $shuffle:ident, $table:ident, $slli:ident, $srli:ident,
+     $or:ident) => {
+        #[inline(always)]
+        unsafe fn rotl16(self) -> Self {
+            // SAFETY: the features of this type are enabled (module contract).
+            $wrap(unsafe {
+                if $evex {
+                    $rol::<16>(self.0)
+                } else {
+                    $shuffle(self.0, $table(&ROT16))
+                }
+            })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl12(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe {
+                if $evex {
+                    $rol::<12>(self.0)
+                } else {
+                    $or($slli::<12>(self.0), $srli::<20>(self.0))
+                }
+            })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl8(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe {
+                if $evex {
+                    $rol::<8>(self.0)
+                } else {
+                    $shuffle(self.0, $table(&ROT8))
+                }
+            })
+        }
+
+        #[inline(always)]
+        unsafe fn rotl7(self) -> Self {
+            // SAFETY: as above.
+            $wrap(unsafe {
+                if $evex {
+                    $rol::<7>(self.0)
+                } else {
+                    $or($slli::<7>(self.0), $srli::<25>(self.0))
+                }
+            })
+        }
+    };
+}
+
+/// Loads a 16-byte table (SSE2).
+#[inline(always)]
+unsafe fn table128(t: &[u8; 16]) -> __m128i {
+    // SAFETY: `t` is 16 readable bytes; SSE2 is part of x86_64.
+    unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+}
+
+/// Broadcasts a 16-byte table to both lanes of a ymm (AVX2).
+#[inline(always)]
+unsafe fn table256(t: &[u8; 16]) -> __m256i {
+    // SAFETY: `t` is 16 readable bytes; AVX2 is enabled in every caller.
+    unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
+}
+
+impl<E: YmmEncoding> Word32Vec for Xmm<E> {
+    type Narrow = Self;
+    const LANES: usize = 1;
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: 16 readable bytes at `p` (caller).
+        Self::new(unsafe { _mm_loadu_si128(p.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: 16 writable bytes at `p` (caller).
+        unsafe { _mm_storeu_si128(p.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> Self {
+        if E::EVEX {
+            let mask = (1u16 << n) - 1;
+            // SAFETY: AVX-512BW/VL are enabled for `Xmm<Evex>`; only the first `n < 16`
+            // bytes (valid) are read.
+            Self::new(unsafe { _mm_maskz_loadu_epi8(mask, p.cast()) })
+        } else {
+            // SAFETY: `n < 16` readable bytes at `p` (caller).
+            Self::new(unsafe { load_lt16(p, n) })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        if E::EVEX {
+            let mask = (1u16 << n) - 1;
+            // SAFETY: as in `load_partial`; only the first `n` bytes are written.
+            unsafe { _mm_mask_storeu_epi8(p.cast(), mask, self.0) }
+        } else {
+            // SAFETY: `n < 16` writable bytes at `p` (caller).
+            unsafe { store_lt16(p, n, self.0) }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn splat(w: u32) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_set1_epi32(w as i32) })
+    }
+
+    #[inline(always)]
+    unsafe fn splat_row(row: &[u32; 4]) -> Self {
+        // SAFETY: `row` is 16 readable bytes.
+        Self::new(unsafe { _mm_loadu_si128(row.as_ptr().cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn add32(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_add_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_xor_si128(self.0, other.0) })
+    }
+
+    rotates!(
+        E::EVEX,
+        Self::new,
+        _mm_rol_epi32,
+        _mm_shuffle_epi8,
+        table128,
+        _mm_slli_epi32,
+        _mm_srli_epi32,
+        _mm_or_si128
+    );
+
+    #[inline(always)]
+    unsafe fn shuffle32<const IMM: i32>(self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_shuffle_epi32::<IMM>(self.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo32(self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_unpacklo_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi32(self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_unpackhi_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo64(self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_unpacklo_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi64(self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        Self::new(unsafe { _mm_unpackhi_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn lane_transpose(v: [Self; 4]) -> [Self; 4] {
+        v
+    }
+}
+
+impl<E: YmmEncoding> Word32Vec for Ymm<E> {
+    type Narrow = Xmm<E>;
+    const LANES: usize = 2;
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::load(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::store(self, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::load_partial(p, n) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::store_partial(self, p, n) }
+    }
+
+    #[inline(always)]
+    unsafe fn splat(w: u32) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_set1_epi32(w as i32) })
+    }
+
+    #[inline(always)]
+    unsafe fn splat_row(row: &[u32; 4]) -> Self {
+        // SAFETY: `row` is 16 readable bytes; AVX2 is enabled.
+        Ymm::new(unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(row.as_ptr().cast())) })
+    }
+
+    #[inline(always)]
+    unsafe fn add32(self, other: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_add_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_xor_si256(self.0, other.0) })
+    }
+
+    rotates!(
+        E::EVEX,
+        Ymm::new,
+        _mm256_rol_epi32,
+        _mm256_shuffle_epi8,
+        table256,
+        _mm256_slli_epi32,
+        _mm256_srli_epi32,
+        _mm256_or_si256
+    );
+
+    #[inline(always)]
+    unsafe fn shuffle32<const IMM: i32>(self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_shuffle_epi32::<IMM>(self.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo32(self, b: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_unpacklo_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi32(self, b: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_unpackhi_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo64(self, b: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_unpacklo_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi64(self, b: Self) -> Self {
+        // SAFETY: AVX2 is enabled (module contract).
+        Ymm::new(unsafe { _mm256_unpackhi_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn lane_transpose(v: [Self; 4]) -> [Self; 4] {
+        // SAFETY: AVX2 is enabled (module contract).
+        unsafe {
+            // Low lanes of (v0, v1) and (v2, v3): block j; high lanes: block 4 + j.
+            [
+                Ymm::new(_mm256_permute2x128_si256::<0x20>(v[0].0, v[1].0)),
+                Ymm::new(_mm256_permute2x128_si256::<0x20>(v[2].0, v[3].0)),
+                Ymm::new(_mm256_permute2x128_si256::<0x31>(v[0].0, v[1].0)),
+                Ymm::new(_mm256_permute2x128_si256::<0x31>(v[2].0, v[3].0)),
+            ]
+        }
+    }
+}
+
+impl Word32Vec for Zmm {
+    type Narrow = Ymm<Evex>;
+    const LANES: usize = 4;
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::load(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::store(self, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::load_partial(p, n) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        // SAFETY: forwarded (same contract).
+        unsafe { SimdVec::store_partial(self, p, n) }
+    }
+
+    #[inline(always)]
+    unsafe fn splat(w: u32) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_set1_epi32(w as i32) })
+    }
+
+    #[inline(always)]
+    unsafe fn splat_row(row: &[u32; 4]) -> Self {
+        // SAFETY: `row` is 16 readable bytes; AVX-512F is enabled.
+        Zmm(unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(row.as_ptr().cast())) })
+    }
+
+    #[inline(always)]
+    unsafe fn add32(self, other: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_add_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_xor_si512(self.0, other.0) })
+    }
+
+    rotates!(evex: Zmm, _mm512_rol_epi32);
+
+    #[inline(always)]
+    unsafe fn shuffle32<const IMM: i32>(self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_shuffle_epi32::<IMM>(self.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo32(self, b: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_unpacklo_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi32(self, b: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_unpackhi_epi32(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpacklo64(self, b: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_unpacklo_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn unpackhi64(self, b: Self) -> Self {
+        // SAFETY: AVX-512F is enabled (module contract).
+        Zmm(unsafe { _mm512_unpackhi_epi64(self.0, b.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn lane_transpose(v: [Self; 4]) -> [Self; 4] {
+        // SAFETY: AVX-512F is enabled (module contract).
+        unsafe {
+            // (v0.l0, v0.l1, v1.l0, v1.l1) and (v0.l2, v0.l3, v1.l2, v1.l3), same for v2/v3 ...
+            let a = _mm512_shuffle_i32x4::<0x44>(v[0].0, v[1].0);
+            let b = _mm512_shuffle_i32x4::<0xee>(v[0].0, v[1].0);
+            let c = _mm512_shuffle_i32x4::<0x44>(v[2].0, v[3].0);
+            let d = _mm512_shuffle_i32x4::<0xee>(v[2].0, v[3].0);
+            // ... then the even and the odd lanes of each pair: unit l = lane l of v0..v3.
+            [
+                Zmm(_mm512_shuffle_i32x4::<0x88>(a, c)),
+                Zmm(_mm512_shuffle_i32x4::<0xdd>(a, c)),
+                Zmm(_mm512_shuffle_i32x4::<0x88>(b, d)),
+                Zmm(_mm512_shuffle_i32x4::<0xdd>(b, d)),
+            ]
+        }
+    }
+}
