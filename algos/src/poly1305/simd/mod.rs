@@ -26,11 +26,11 @@
 
 #![allow(unsafe_code)]
 
-mod entry;
+pub(crate) mod entry;
 mod hash;
 mod ifma;
 pub(crate) mod scalar;
-mod vec26;
+pub(crate) mod vec26;
 
 #[cfg(test)]
 mod tests;
