@@ -228,7 +228,7 @@ impl AeadImpl for XChaCha20Poly1305Generic {
         Ok(())
     }
 
-    /// Verifies before decrypting; on failure `data` is left as it was.
+    /// Verifies before decrypting; on failure `data` is wiped (it never held plaintext).
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         check_aead_text(data.len())?;
@@ -239,6 +239,8 @@ impl AeadImpl for XChaCha20Poly1305Generic {
         let ok = tags_equal(&mine, tag);
         mine.zeroize();
         if !ok {
+            // Nothing was decrypted; the buffer is wiped as the trait's contract says.
+            data.zeroize();
             return Err(Error::BadMessage);
         }
         ChaCha20Generic::with_key(&subkey).decrypt(&iv, data)

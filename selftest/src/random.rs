@@ -73,6 +73,36 @@ pub(crate) struct Shape {
     pub block: usize,
     /// Whether the reference takes lengths that are not a multiple of `block` (CTR, XTS).
     pub partial_ok: bool,
+    /// Where the IV holds a 32-bit little-endian block counter of 64-byte blocks, if it
+    /// does ([`iv_counter_offset`]): a quarter of the cases then start near its wrap.
+    pub iv_counter: Option<usize>,
+}
+
+/// The IV shaping hook: the offset of a 32-bit little-endian counter of 64-byte blocks
+/// in the IV of `algorithm`, for the ciphers that refuse to pass block 2^32 (the kernel's
+/// `chacha20`: IV bytes 0..4; `xchacha20`: bytes 24..28, the low half of the stream
+/// position). Random IVs almost never start near the wrap, so for these the cases draw
+/// counters at 2^32 - k for small k: requests ending exactly at the last block, and
+/// requests that would pass it (which driver and reference must both refuse). A table by
+/// name, because the self-test knows algorithms only by name.
+pub(crate) fn iv_counter_offset(algorithm: &str) -> Option<usize> {
+    match algorithm {
+        "chacha20" => Some(0),
+        "xchacha20" => Some(24),
+        _ => None,
+    }
+}
+
+/// Puts the counter at `offset` of `iv` near 2^32: 2^32 - k with k from 0 to a few
+/// blocks past what `len` bytes need, so the request fits exactly, fits with room, or
+/// would pass block 2^32.
+fn shape_counter<R: Rng + ?Sized>(rng: &mut R, iv: &mut [u8], offset: usize, len: usize) {
+    let need = len.div_ceil(64) as u64;
+    let k = rng.gen_range(0..=need + 2).max(1);
+    let counter = ((1u64 << 32) - k) as u32;
+    if let Some(slot) = iv.get_mut(offset..offset + 4) {
+        slot.copy_from_slice(&counter.to_le_bytes());
+    }
 }
 
 /// A deterministic probe key whose two halves differ.
@@ -139,6 +169,11 @@ impl RandomCase {
         rng.fill_bytes(&mut key);
         let mut iv = vec![0u8; shape.iv_size];
         rng.fill_bytes(&mut iv);
+        if let Some(offset) = shape.iv_counter {
+            if rng.gen_range(0..4) == 0 {
+                shape_counter(&mut rng, &mut iv, offset, len);
+            }
+        }
         let mut plaintext = vec![0u8; len];
         rng.fill_bytes(&mut plaintext);
         let cfg = if single_buffer {
@@ -203,6 +238,7 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
         iv_size: info.iv_size(),
         block,
         partial_ok,
+        iv_counter: iv_counter_offset(info.name()),
     })
 }
 
@@ -426,7 +462,42 @@ mod tests {
             iv_size: 16,
             block: 16,
             partial_ok: true,
+            iv_counter: None,
         }
+    }
+
+    /// A quarter of `chacha20` cases start within a few blocks of the counter's wrap,
+    /// some of them exactly at the edge and some past it; other algorithms' IVs are
+    /// untouched.
+    #[test]
+    fn chacha_ivs_reach_the_counter_wrap() {
+        assert_eq!(iv_counter_offset("chacha20"), Some(0));
+        assert_eq!(iv_counter_offset("xchacha20"), Some(24));
+        assert_eq!(iv_counter_offset("ctr(aes)"), None);
+        let shape = Shape {
+            key_lens: vec![32],
+            iv_size: 16,
+            block: 16,
+            partial_ok: true,
+            iv_counter: Some(0),
+        };
+        let (mut near, mut past, mut exact) = (0, 0, 0);
+        for seed in 0..4000u64 {
+            let c = RandomCase::generate(seed, &shape, false);
+            let counter = u32::from_le_bytes(c.iv[..4].try_into().unwrap());
+            let room = (1u64 << 32) - u64::from(counter);
+            if room <= 1 + c.plaintext.len().div_ceil(64) as u64 + 2 {
+                near += 1;
+                let need = c.plaintext.len().div_ceil(64) as u64;
+                if need > room {
+                    past += 1;
+                } else if need == room {
+                    exact += 1;
+                }
+            }
+        }
+        assert!((800..1200).contains(&near), "{near}");
+        assert!(past > 100 && exact > 20, "past {past}, exact {exact}");
     }
 
     #[test]

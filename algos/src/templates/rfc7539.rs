@@ -231,7 +231,9 @@ impl AeadImpl for ChaChaPoly {
         }
         self.keyed = false;
         self.chacha.set_key(&key[..CHACHA_KEY_SIZE])?;
-        self.salt.copy_from_slice(&key[CHACHA_KEY_SIZE..]);
+        if self.flavor == Flavor::Esp {
+            self.salt.copy_from_slice(&key[CHACHA_KEY_SIZE..]);
+        }
         self.keyed = true;
         Ok(())
     }
@@ -405,7 +407,7 @@ impl AeadImpl for ChaChaPoly {
     }
 
     /// Verifies the tag over the ciphertext first; decrypts only when it matches (no
-    /// plaintext is ever written on failure; `data` is left as it was).
+    /// plaintext is ever written; on failure `data` is wiped).
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let lens = AeadLens {
@@ -422,6 +424,8 @@ impl AeadImpl for ChaChaPoly {
         let ok = tags_equal(&mine, tag);
         mine.zeroize();
         if !ok {
+            // Nothing was decrypted; the buffer is wiped as the trait's contract says.
+            data.zeroize();
             return Err(Error::BadMessage);
         }
         self.chacha.decrypt(&iv, data)

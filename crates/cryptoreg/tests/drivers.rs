@@ -28,6 +28,7 @@ fn every_expected_driver_is_registered() {
     concrete.sort();
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
+    want.extend(CHACHA_GENERIC);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
     }
@@ -35,7 +36,10 @@ fn every_expected_driver_is_registered() {
     assert_eq!(concrete, want);
     let mut templates = reg.template_names();
     templates.sort();
-    assert_eq!(templates, vec!["cbc", "ctr", "ecb", "xts"]);
+    assert_eq!(
+        templates,
+        vec!["cbc", "ctr", "ecb", "rfc7539", "rfc7539esp", "xts"]
+    );
 }
 
 #[test]
@@ -63,11 +67,19 @@ fn every_runnable_driver_passes_the_full_self_test() {
         host.has(Feature::Aes),
         "this test expects a CPU with AES-NI"
     );
-    for d in FOUNDATION {
+    for d in FOUNDATION.iter().chain(CHACHA_GENERIC) {
         let e = reg.list().into_iter().find(|e| e.driver == *d).unwrap();
         assert_eq!(e.state, "passed", "{d}");
     }
 }
+
+/// The portable drivers of the ChaCha20 / Poly1305 ladder (issue 9).
+const CHACHA_GENERIC: &[&str] = &[
+    "chacha20-generic",
+    "poly1305-generic",
+    "xchacha20-generic",
+    "xchacha20poly1305-generic",
+];
 
 /// The VAES ladder: XTS and CTR at three vector widths.
 const VAES: &[&str] = &[
