@@ -29,6 +29,7 @@ fn every_expected_driver_is_registered() {
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
     want.extend(CHACHA_GENERIC);
+    want.extend(POLY1305_SIMD);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
     }
@@ -89,4 +90,13 @@ const VAES: &[&str] = &[
     "xts-aes-vaes-avx10_256",
     "xts-aes-vaes-avx10_512",
     "xts-aes-vaes-avx2",
+];
+
+/// The Poly1305 SIMD drivers and the fused ChaCha20-Poly1305 ones (issue 9).
+const POLY1305_SIMD: &[&str] = &[
+    "poly1305-avx2",
+    "poly1305-avx512",
+    "poly1305-avx512ifma",
+    "rfc7539-chacha20-poly1305-avx2",
+    "rfc7539-chacha20-poly1305-avx512",
 ];
