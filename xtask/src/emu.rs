@@ -156,8 +156,11 @@ const CHACHA_RUNS: [(&str, &str, bool); 5] = [
     ("arrow_lake", "avx512f", false),
 ];
 
+/// One harness run: `(Bochs CPU model, drivers, expected to pass)`.
+type Run = (&'static str, &'static str, bool);
+
 /// Each harness script with its runs.
-const HARNESSES: [(&str, &[(&str, &str, bool)]); 3] = [
+const HARNESSES: [(&str, &[Run]); 3] = [
     ("test_vaes.py", &RUNS),
     ("test_chacha.py", &CHACHA_RUNS),
     ("test_poly1305.py", &POLY1305_RUNS),
@@ -170,7 +173,7 @@ const HARNESSES: [(&str, &[(&str, &str, bool)]); 3] = [
 /// reference); Arrow Lake has AVX2 only (the avx2 driver must pass, and the avx512 and
 /// avx512ifma ones must fail every case: the negative control, on messages of at least 8
 /// whole blocks (`@8`), since shorter ones run only the scalar rest of an entry).
-const POLY1305_RUNS: [(&str, &str, bool); 4] = [
+const POLY1305_RUNS: [Run; 4] = [
     ("sapphire_rapids", "avx2,avx512,avx512ifma", true),
     ("tigerlake", "avx2,avx512,avx512ifma", true),
     ("arrow_lake", "avx2", true),

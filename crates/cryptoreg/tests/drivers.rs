@@ -29,6 +29,7 @@ fn every_expected_driver_is_registered() {
     let mut want: Vec<&str> = FOUNDATION.to_vec();
     want.extend(VAES);
     want.extend(CHACHA_GENERIC);
+    want.extend(CHACHA_SIMD);
     want.extend(POLY1305_SIMD);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
@@ -90,6 +91,18 @@ const VAES: &[&str] = &[
     "xts-aes-vaes-avx10_256",
     "xts-aes-vaes-avx10_512",
     "xts-aes-vaes-avx2",
+];
+
+/// The ChaCha20 / XChaCha20 SIMD ladder: four widths each.
+const CHACHA_SIMD: &[&str] = &[
+    "chacha20-avx2",
+    "chacha20-avx512f",
+    "chacha20-avx512vl",
+    "chacha20-ssse3",
+    "xchacha20-avx2",
+    "xchacha20-avx512f",
+    "xchacha20-avx512vl",
+    "xchacha20-ssse3",
 ];
 
 /// The Poly1305 SIMD drivers and the fused ChaCha20-Poly1305 ones (issue 9).
