@@ -390,15 +390,55 @@ fn check_chacha_entry(name: &str, kind: ChachaKind, body: &[Insn]) -> Result<Str
 
 // --- Poly1305 (issue 9): the poly1305-* SIMD entries ---
 
-/// The Poly1305 entry functions, as demangled by objdump.
-const POLY1305_PREFIX: &str = "cryptoreg_algos::poly1305::simd::entry::";
-
-/// `(function name, kind, IFMA)`: `Kind::Avx2` = ymm only, VEX only; `Kind::Avx10_512` =
-/// zmm.
+/// The Poly1305 entry functions (and the fused ChaCha20-Poly1305 ones, whose Poly1305
+/// half is the same core), as demangled by objdump: `(path, kind, IFMA)`. `Kind::Avx2` =
+/// ymm only, VEX only; `Kind::Avx10_512` = zmm.
 const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
-    ("poly1305_blocks_avx2", Kind::Avx2, false),
-    ("poly1305_blocks_avx512", Kind::Avx10_512, false),
-    ("poly1305_blocks_avx512ifma", Kind::Avx10_512, true),
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
 ];
 
 /// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per
@@ -474,8 +514,9 @@ fn check_poly1305_entry(
 
 /// Runs [`check_poly1305_entry`] over [`POLY1305_ENTRIES`], appending failures.
 fn check_poly1305(funcs: &BTreeMap<String, Vec<Insn>>, lib: &Path, failures: &mut Vec<String>) {
-    for &(name, kind, ifma) in POLY1305_ENTRIES {
-        let Some(body) = funcs.get(&format!("{POLY1305_PREFIX}{name}")) else {
+    for &(path, kind, ifma) in POLY1305_ENTRIES {
+        let name = path.rsplit("::").next().unwrap_or(path);
+        let Some(body) = funcs.get(path) else {
             failures.push(format!("{name}: not found in {}", lib.display()));
             continue;
         };

@@ -41,7 +41,11 @@ pub(crate) unsafe fn absorb_padded<V: PolyVec>(
                 done = groups * V::BLOCKS;
             }
         }
-        acc.blocks(r, core::slice::from_raw_parts(p.add(16 * done), 16 * (whole - done)), 1);
+        acc.blocks(
+            r,
+            core::slice::from_raw_parts(p.add(16 * done), 16 * (whole - done)),
+            1,
+        );
         absorb_tail::<V>(acc, r, p.add(16 * whole), len % 16);
     }
 }

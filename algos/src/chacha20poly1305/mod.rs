@@ -87,7 +87,8 @@ pub(crate) enum Width {
     Avx512(Avx512),
 }
 
-type CryptFn = unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
+type CryptFn =
+    unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
 type AadFn = unsafe fn(&RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, usize);
 
 impl Width {
@@ -263,7 +264,13 @@ impl ChaChaPolySimd {
     }
 
     /// The whole one-shot request in place: derive, AAD, one fused pass, tag.
-    fn one_shot(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], encrypt: bool) -> Result<[u8; 16]> {
+    fn one_shot(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+        encrypt: bool,
+    ) -> Result<[u8; 16]> {
         let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
         let (mut s, r, tag_s) = derive(&self.key, &nonce);
         let pow = wants_powers(aad.len(), data.len()).then(|| Zeroizing::new(powers(&r)));

@@ -43,8 +43,9 @@ fn reference(key: &[u8]) -> Box<dyn AeadImpl> {
             .to_info();
         Child::new(Arc::new(info), 100)
     };
-    let inst = crate::templates::rfc7539::create(&[child("chacha20-generic"), child("poly1305-generic")])
-        .unwrap();
+    let inst =
+        crate::templates::rfc7539::create(&[child("chacha20-generic"), child("poly1305-generic")])
+            .unwrap();
     let Factory::Aead(f) = inst.factory() else {
         panic!("not an AEAD")
     };
@@ -85,7 +86,10 @@ fn streaming(
         let oop = rng.gen_bool(0.5);
         let src = piece.to_vec();
         let io = if oop {
-            InOut::Split { src: &src, dst: &mut *piece }
+            InOut::Split {
+                src: &src,
+                dst: &mut *piece,
+            }
         } else {
             InOut::InPlace(&mut *piece)
         };
@@ -109,7 +113,9 @@ fn streaming(
 
 fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
     let mut v = Vec::new();
-    for t in [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2048, 4100] {
+    for t in [
+        0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2048, 4100,
+    ] {
         for a in [0, 1, 12, 16, 255, 256, 300] {
             v.push((a, t));
         }
@@ -121,7 +127,9 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
 #[test]
 fn rfc8439_vectors_every_driver() {
     let set = cryptoreg_selftest::VectorSet::embedded();
-    let vs = set.get_aead("rfc7539(chacha20,poly1305)").expect("rfc7539 vectors");
+    let vs = set
+        .get_aead("rfc7539(chacha20,poly1305)")
+        .expect("rfc7539 vectors");
     assert!(!vs.is_empty());
     let mut checked = 0;
     for (name, mut d) in drivers() {
@@ -130,11 +138,18 @@ fn rfc8439_vectors_every_driver() {
             if v.fail {
                 let mut data = v.ciphertext.clone();
                 assert!(
-                    matches!(d.open(&v.nonce, &v.aad, &mut data, &v.tag), Err(Error::BadMessage)),
+                    matches!(
+                        d.open(&v.nonce, &v.aad, &mut data, &v.tag),
+                        Err(Error::BadMessage)
+                    ),
                     "{name}: {}",
                     v.source
                 );
-                assert!(data.iter().all(|&b| b == 0), "{name}: {}: output not wiped", v.source);
+                assert!(
+                    data.iter().all(|&b| b == 0),
+                    "{name}: {}: output not wiped",
+                    v.source
+                );
                 continue;
             }
             let mut data = v.plaintext.clone();
@@ -195,8 +210,14 @@ fn matches_the_generic_template() {
                 _ => bad_tag[rng.gen_range(0..16)] ^= 1 << rng.gen_range(0..8),
             }
             let got = d.open(&nonce, &bad_aad, &mut bad_ct, &bad_tag);
-            assert!(matches!(got, Err(Error::BadMessage)), "{what} tampered: {got:?}");
-            assert!(bad_ct.iter().all(|&b| b == 0), "{what}: plaintext left after BadMessage");
+            assert!(
+                matches!(got, Err(Error::BadMessage)),
+                "{what} tampered: {got:?}"
+            );
+            assert!(
+                bad_ct.iter().all(|&b| b == 0),
+                "{what}: plaintext left after BadMessage"
+            );
         }
     }
 }
@@ -206,10 +227,22 @@ fn refusals() {
     for (name, mut d) in drivers() {
         let mut data = vec![7u8; 10];
         let mut tag = [0u8; 16];
-        assert!(matches!(d.seal(&[0; 12], &[], &mut data, &mut tag), Err(Error::NoKey)), "{name}");
-        assert!(matches!(d.set_key(&[1; 31]), Err(Error::InvalidKeyLength { .. })), "{name}");
+        assert!(
+            matches!(
+                d.seal(&[0; 12], &[], &mut data, &mut tag),
+                Err(Error::NoKey)
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(d.set_key(&[1; 31]), Err(Error::InvalidKeyLength { .. })),
+            "{name}"
+        );
         d.set_key(&[1; 32]).unwrap();
-        assert!(matches!(d.seal(&[0; 8], &[], &mut data, &mut tag), Err(Error::InvalidIvLength { .. })));
+        assert!(matches!(
+            d.seal(&[0; 8], &[], &mut data, &mut tag),
+            Err(Error::InvalidIvLength { .. })
+        ));
         assert!(matches!(
             d.seal(&[0; 12], &[], &mut data, &mut tag[..12]),
             Err(Error::InvalidAuthsize { .. })
@@ -223,7 +256,13 @@ fn refusals() {
             text: ((1usize << 32) - 1) * 64 + 1,
             authsize: 16,
         };
-        assert!(matches!(d.start(&mut st, &[0; 12], lens), Err(Error::InvalidLength { .. })), "{name}");
+        assert!(
+            matches!(
+                d.start(&mut st, &[0; 12], lens),
+                Err(Error::InvalidLength { .. })
+            ),
+            "{name}"
+        );
         let lens = AeadLens {
             text: ((1usize << 32) - 1) * 64,
             ..lens

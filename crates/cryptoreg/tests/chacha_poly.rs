@@ -25,7 +25,11 @@ fn instances_are_built_tested_and_named_as_the_kernel_does() {
                 .into_iter()
                 .find(|e| e.driver == h.driver_name())
                 .unwrap();
-            assert!(!fused.instance && fused.state == "passed", "{alg}: {}", fused.driver);
+            assert!(
+                !fused.instance && fused.state == "passed",
+                "{alg}: {}",
+                fused.driver
+            );
             let best_child = |name: &str| {
                 reg.list()
                     .into_iter()
