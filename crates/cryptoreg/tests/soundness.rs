@@ -10,7 +10,9 @@ mod common;
 use std::sync::Arc;
 
 use cryptoreg::driver::{AlgDef, HostFeatures};
-use cryptoreg::{AlgType, Cipher, CpuInfo, DriverInfo, Error, Feature, Features, Skcipher};
+use cryptoreg::{
+    Aead, AlgType, Cipher, CpuInfo, DriverInfo, Error, Feature, Features, Hash, Skcipher,
+};
 
 /// Every registered concrete driver that needs at least one CPU feature.
 fn simd_drivers() -> Vec<DriverInfo> {
@@ -36,6 +38,8 @@ fn build(info: &DriverInfo, host: &HostFeatures) -> cryptoreg::Result<()> {
     match info.alg_type() {
         AlgType::Cipher => Cipher::from_info(info, host).map(drop),
         AlgType::Skcipher => Skcipher::from_info(info, host).map(drop),
+        AlgType::Aead => Aead::from_info(info, host).map(drop),
+        AlgType::Hash => Hash::from_info(info, host).map(drop),
         other => panic!("no SIMD {other} drivers yet; extend this test"),
     }
 }
@@ -72,6 +76,8 @@ fn a_configured_mask_refuses_every_simd_driver_through_the_registry() {
             // By exact driver name: the pin does not get around the mask.
             let by_name = match info.alg_type() {
                 AlgType::Cipher => reg.alloc_cipher(info.driver()).map(drop),
+                AlgType::Aead => reg.alloc_aead(info.driver()).map(drop),
+                AlgType::Hash => reg.alloc_hash(info.driver()).map(drop),
                 _ => reg.alloc_skcipher(info.driver()).map(drop),
             };
             assert_unsupported(by_name, &what, f);
@@ -155,6 +161,8 @@ fn a_simulated_cpu_only_removes_features() {
             assert_unsupported(build(&info, &reg.host_token()), info.driver(), missing);
             let alloc = match info.alg_type() {
                 AlgType::Cipher => reg.alloc_cipher(info.driver()).map(drop),
+                AlgType::Aead => reg.alloc_aead(info.driver()).map(drop),
+                AlgType::Hash => reg.alloc_hash(info.driver()).map(drop),
                 _ => reg.alloc_skcipher(info.driver()).map(drop),
             };
             assert!(
