@@ -11,6 +11,8 @@
 
 pub mod aes;
 pub mod chacha20;
+#[cfg(target_arch = "x86_64")]
+pub mod chacha20poly1305;
 pub mod clmul;
 pub mod gcm_util;
 pub mod ghash;

@@ -616,6 +616,122 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_gcm(
     0
 }
 
+// --- Poly1305 (issue 9): the poly1305-* SIMD entries, for emu/harness/test_poly1305.py ---
+//
+// Driver numbers: 0 = `poly1305-avx2`, 1 = `poly1305-avx512`, 2 = `poly1305-avx512ifma`.
+
+use cryptoreg_algos::poly1305::simd::raw::{
+    self as poly_raw, poly1305_blocks_avx2, poly1305_blocks_avx512, poly1305_blocks_avx512ifma,
+    Poly1305Key,
+};
+
+/// Bytes (and alignment, at most 8) of an expanded Poly1305 key: the buffer the harness
+/// passes to [`cryptoreg_emu_poly1305_expand`] and the emulated calls. Native only.
+#[no_mangle]
+pub extern "C" fn cryptoreg_emu_poly1305_key_size() -> usize {
+    core::mem::size_of::<Poly1305Key>()
+}
+
+/// Expands the 32-byte one-time key at `key` into an entries' key at `out` (8-byte aligned,
+/// [`cryptoreg_emu_poly1305_key_size`] bytes): `r` clamped, its powers in both radices,
+/// `s`. Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes; `out` writable for the key size and 8-byte aligned.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305_expand(key: *const u8, out: *mut u8) {
+    // SAFETY: per this function's contract (32 readable bytes; an aligned, writable slot).
+    unsafe {
+        let k = key.cast::<[u8; 32]>().read_unaligned();
+        out.cast::<Poly1305Key>().write(Poly1305Key::new(&k));
+    }
+}
+
+/// Absorbs `nblocks` whole 16-byte blocks at `msg` into the running sum `h` (three u64,
+/// radix 2^64, in and out) with the entry of driver `driver`: the vector steps and the
+/// scalar rest, at any count (the drivers' length thresholds are not applied, so short
+/// messages exercise the entries too). Runs under emulation: only the entry and this shell
+/// execute (no allocation, no panic, no call outside this library); the padding and the
+/// final reduction run natively ([`cryptoreg_emu_poly1305_finish`]). An unknown driver
+/// number leaves `h` untouched.
+///
+/// # Safety
+/// `key` is an expanded key from [`cryptoreg_emu_poly1305_expand`], `h` readable and
+/// writable for 24 bytes (8-byte aligned), `msg` readable for `16 * nblocks` bytes; the CPU
+/// (or emulator) has the driver's features.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305(
+    driver: u32,
+    key: *const u8,
+    h: *mut u64,
+    msg: *const u8,
+    nblocks: usize,
+) {
+    let f = match driver {
+        0 => poly1305_blocks_avx2,
+        1 => poly1305_blocks_avx512,
+        2 => poly1305_blocks_avx512ifma,
+        _ => return,
+    };
+    // SAFETY: per this function's contract: an expanded key, 24 aligned bytes at `h`,
+    // `16 * nblocks` readable bytes at `msg`.
+    unsafe {
+        f(
+            &mut *h.cast::<[u64; 3]>(),
+            &*key.cast::<Poly1305Key>(),
+            msg,
+            nblocks,
+        )
+    }
+}
+
+/// Finishes a running sum `h` (24 bytes) after the last `rest_len < 16` bytes at `rest`:
+/// pads, absorbs, reduces, adds `s`, writes the tag (16 bytes). Native only.
+///
+/// # Safety
+/// `key` an expanded key, `h` readable for 24 bytes (8-byte aligned), `rest` for `rest_len`
+/// (below 16), `tag` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_poly1305_finish(
+    key: *const u8,
+    h: *const u64,
+    rest: *const u8,
+    rest_len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let key = &*key.cast::<Poly1305Key>();
+        let rest = core::slice::from_raw_parts(rest, rest_len.min(15));
+        tag.cast::<[u8; 16]>().write_unaligned(poly_raw::finish(
+            key,
+            h.cast::<[u64; 3]>().read(),
+            rest,
+        ));
+    }
+}
+
+/// Reference Poly1305 tag over `poly1305-generic`'s code, written to `tag`. Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes, `msg` for `len`, `tag` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
+    key: *const u8,
+    msg: *const u8,
+    len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let k = key.cast::<[u8; 32]>().read_unaligned();
+        let m = core::slice::from_raw_parts(msg, len);
+        tag.cast::<[u8; 16]>()
+            .write_unaligned(poly_raw::generic_tag(&k, m));
+    }
+}
+// --- end Poly1305 ---
+
 // --- ChaCha20 (issue 9): the `chacha20-{ssse3,avx2,avx512vl,avx512f}` entries ---------
 
 use cryptoreg_algos::chacha20::simd::raw as chacha_raw;
@@ -669,3 +785,164 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_chacha20(state: *const u8, data: *mut
     };
     cryptoreg_algos::chacha20::chacha20_xor(&mut s, data);
 }
+
+// --- Fused ChaCha20-Poly1305 (issue 9): for emu/harness/test_rfc7539.py ---
+//
+// Driver numbers: 0 = `rfc7539-chacha20-poly1305-avx2`, 1 = `-avx512`.
+
+use cryptoreg_algos::chacha20poly1305::raw as fused_raw;
+
+/// Derives a request's values natively: the ChaCha20 state at block 1 (`state`, 16 u32),
+/// `r` as `[r0, r1, s1]` (`r`, 3 u64), `r^1..r^8` in radix 2^26 (`pow`, 40 u64), `s` (16
+/// bytes). Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes, `nonce` for 12; the outputs writable for their sizes and
+/// aligned for their element types.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_rfc7539_setup(
+    key: *const u8,
+    nonce: *const u8,
+    state: *mut u32,
+    r: *mut u64,
+    pow: *mut u64,
+    s: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let (st, rl, pw, sb) = fused_raw::setup(
+            &key.cast::<[u8; 32]>().read_unaligned(),
+            &nonce.cast::<[u8; 12]>().read_unaligned(),
+        );
+        state.cast::<[u32; 16]>().write(st);
+        r.cast::<fused_raw::RLimbs>().write(rl);
+        pow.cast::<fused_raw::Powers>().write(pw);
+        s.cast::<[u8; 16]>().write_unaligned(sb);
+    }
+}
+
+/// One request through the entries of driver `driver`: the AAD (`alen` bytes at `aad`)
+/// into `h`, then `len` bytes from `src` into `dst` encrypted (`decrypt == 0`) or
+/// decrypted, their ciphertext into `h`; `state` (16 u32) advances. `pow` may be null (no
+/// vector Poly1305 path, as the drivers do for short requests). Runs under emulation:
+/// only the entries and this shell execute. An unknown driver does nothing.
+///
+/// # Safety
+/// `state`, `r`, `pow` (unless null) and `h` as written by
+/// [`cryptoreg_emu_rfc7539_setup`] (`h`: 3 u64, zero to start); `aad` readable for
+/// `alen`, `src` readable and `dst` writable for `len`, equal or disjoint; the CPU (or
+/// emulator) has the driver's features.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_rfc7539(
+    driver: u32,
+    decrypt: u32,
+    state: *mut u32,
+    r: *const u64,
+    pow: *const u64,
+    h: *mut u64,
+    aad: *const u8,
+    alen: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    let (enc, dec, absorb) = match driver {
+        0 => (
+            fused_raw::rfc7539_enc_avx2 as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_dec_avx2 as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_aad_avx2 as unsafe fn(_, _, _, _, _),
+        ),
+        1 => (
+            fused_raw::rfc7539_enc_avx512 as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_dec_avx512 as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_aad_avx512 as unsafe fn(_, _, _, _, _),
+        ),
+        _ => return,
+    };
+    // SAFETY: per this function's contract.
+    unsafe {
+        let st = &mut *state.cast::<[u32; 16]>();
+        let r = &*r.cast::<fused_raw::RLimbs>();
+        let pow = pow.cast::<fused_raw::Powers>().as_ref();
+        let h = &mut *h.cast::<[u64; 3]>();
+        if alen > 0 {
+            absorb(r, pow, &mut *h, aad, alen);
+        }
+        let f = if decrypt != 0 { dec } else { enc };
+        f(st, r, pow, h, src, dst, len);
+    }
+}
+
+/// The tag from the sum `h` after `alen` bytes of AAD and `len` of text, into `tag` (16
+/// bytes). Native only.
+///
+/// # Safety
+/// `r` (3 u64) and `h` (3 u64) readable and aligned, `s` readable for 16, `tag` writable for
+/// 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_rfc7539_finish(
+    r: *const u64,
+    s: *const u8,
+    h: *const u64,
+    alen: usize,
+    len: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let t = fused_raw::finish(
+            &r.cast::<fused_raw::RLimbs>().read(),
+            &s.cast::<[u8; 16]>().read_unaligned(),
+            h.cast::<[u64; 3]>().read(),
+            alen,
+            len,
+        );
+        tag.cast::<[u8; 16]>().write_unaligned(t);
+    }
+}
+
+/// Reference ChaCha20-Poly1305 seal (RFC 8439 2.8) over the portable ChaCha20 block and
+/// `poly1305-generic`'s code, in place on `data` (`len` bytes), the tag into `tag`.
+/// Native only.
+///
+/// # Safety
+/// `key` readable for 32 bytes, `nonce` for 12, `aad` for `alen`, `data` readable and
+/// writable for `len`, `tag` writable for 16.
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_ref_rfc7539(
+    key: *const u8,
+    nonce: *const u8,
+    aad: *const u8,
+    alen: usize,
+    data: *mut u8,
+    len: usize,
+    tag: *mut u8,
+) {
+    use cryptoreg_algos::chacha20::{chacha20_block, chacha20_xor, init_state};
+    use cryptoreg_algos::poly1305::Poly1305;
+    // SAFETY: per this function's contract.
+    unsafe {
+        let key = key.cast::<[u8; 32]>().read_unaligned();
+        let mut iv = [0u8; 16];
+        iv[4..].copy_from_slice(core::slice::from_raw_parts(nonce, 12));
+        let mut st = init_state(&key, &iv);
+        let block0 = chacha20_block(&st);
+        let mut pk = [0u8; 32];
+        pk.copy_from_slice(&block0[..32]);
+        st[12] = 1;
+        let data = core::slice::from_raw_parts_mut(data, len);
+        chacha20_xor(&mut st, data);
+        let aad = core::slice::from_raw_parts(aad, alen);
+        let mut p = Poly1305::new(&pk);
+        let zeros = [0u8; 16];
+        p.update(aad);
+        p.update(&zeros[..(16 - alen % 16) % 16]);
+        p.update(data);
+        p.update(&zeros[..(16 - len % 16) % 16]);
+        p.update(&(alen as u64).to_le_bytes());
+        p.update(&(len as u64).to_le_bytes());
+        tag.cast::<[u8; 16]>().write_unaligned(p.finalize());
+    }
+}
+// --- end fused ChaCha20-Poly1305 ---

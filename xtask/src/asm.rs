@@ -533,6 +533,152 @@ fn check_chacha_entry(name: &str, kind: ChachaKind, body: &[Insn]) -> Result<Str
     }
 }
 
+// --- Poly1305 (issue 9): the poly1305-* SIMD entries ---
+
+/// The Poly1305 entry functions (and the fused ChaCha20-Poly1305 ones, whose Poly1305
+/// half is the same core), as demangled by objdump: `(path, kind, IFMA)`. `Kind::Avx2` =
+/// ymm only, VEX only; `Kind::Avx10_512` = zmm.
+const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+];
+
+/// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per
+/// product: at least the 25 of a step; or `vpmadd52luq` and `vpmadd52huq` for IFMA), no
+/// zmm / EVEX / AVX-512 state in the avx2 entry, no `call`, `vzeroupper` before every
+/// `ret`.
+fn check_poly1305_entry(
+    name: &str,
+    kind: Kind,
+    ifma: bool,
+    body: &[Insn],
+) -> Result<String, Vec<String>> {
+    let mut problems = Vec::new();
+    let count = |pred: &dyn Fn(&Insn) -> bool| body.iter().filter(|i| pred(i)).count();
+    let width_reg = if kind == Kind::Avx10_512 {
+        "%zmm"
+    } else {
+        "%ymm"
+    };
+    let on_width =
+        |m: &str| count(&|i| i.mnemonic.starts_with(m) && i.operands.contains(width_reg));
+    let (muls, mul_name) = if ifma {
+        let lo = on_width("vpmadd52luq");
+        let hi = on_width("vpmadd52huq");
+        if lo == 0 || hi == 0 {
+            problems.push(format!(
+                "{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"
+            ));
+        }
+        (lo + hi, "vpmadd52l/huq")
+    } else {
+        let n = on_width("vpmuludq");
+        if n < 25 {
+            problems.push(format!(
+                "{n} vpmuludq on {width_reg}: the 25 products of a step are not vectorised"
+            ));
+        }
+        (n, "vpmuludq")
+    };
+    let any_zmm = count(&|i| i.operands.contains("%zmm"));
+    let mask_regs = count(&|i| uses_reg(&i.operands, "k", 1..=7));
+    let high =
+        count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
+    let evex = count(&|i| i.evex);
+    if kind == Kind::Avx2 && (any_zmm > 0 || mask_regs > 0 || high > 0 || evex > 0) {
+        problems.push(format!(
+            "AVX-512 in an AVX2 entry: {any_zmm} zmm, {evex} EVEX, {mask_regs} mask-register, {high} xmm/ymm16-31 uses"
+        ));
+    }
+    if kind == Kind::Avx10_512 && any_zmm == 0 {
+        problems.push("no zmm register in use".to_string());
+    }
+    let calls = count(&|i| i.mnemonic.starts_with("call"));
+    if calls > 0 {
+        problems.push(format!(
+            "{calls} call instruction(s): the core is not fully inlined"
+        ));
+    }
+    let rets = body
+        .iter()
+        .filter(|i| i.mnemonic.starts_with("ret"))
+        .count();
+    problems.extend(vzeroupper_problems(body));
+    if problems.is_empty() {
+        Ok(format!(
+            "{name}: {} insns, {muls} {mul_name} on {width_reg}, {any_zmm} zmm / {evex} EVEX, {rets} ret(s) each after vzeroupper, no call",
+            body.len()
+        ))
+    } else {
+        Err(problems)
+    }
+}
+
+/// Runs [`check_poly1305_entry`] over [`POLY1305_ENTRIES`], appending failures.
+fn check_poly1305(funcs: &BTreeMap<String, Vec<Insn>>, lib: &Path, failures: &mut Vec<String>) {
+    for &(path, kind, ifma) in POLY1305_ENTRIES {
+        let name = path.rsplit("::").next().unwrap_or(path);
+        let Some(body) = funcs.get(path) else {
+            failures.push(format!("{name}: not found in {}", lib.display()));
+            continue;
+        };
+        match check_poly1305_entry(name, kind, ifma, body) {
+            Ok(line) => println!("asm: ok   {line}"),
+            Err(problems) => {
+                for p in problems {
+                    println!("asm: FAIL {name}: {p}");
+                    failures.push(format!("{name}: {p}"));
+                }
+            }
+        }
+    }
+}
+
+// --- end Poly1305 ---
+
 /// Runs the check; `Ok` carries the summary line.
 pub fn run(root: &Path) -> Result<String, String> {
     let lib = crate::emu::build_cdylib(root)?;
@@ -582,10 +728,11 @@ pub fn run(root: &Path) -> Result<String, String> {
             }
         }
     }
+    check_poly1305(&funcs, &lib, &mut failures);
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f)",
-            ENTRIES.len() + CHACHA_ENTRIES.len()
+            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA)",
+            ENTRIES.len() + CHACHA_ENTRIES.len() + POLY1305_ENTRIES.len()
         ))
     } else {
         Err(format!(

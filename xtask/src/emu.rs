@@ -160,7 +160,39 @@ const CHACHA_RUNS: [(&str, &str, bool); 5] = [
 type Run = (&'static str, &'static str, bool);
 
 /// Each harness script with its runs.
-const HARNESSES: [(&str, &[Run]); 2] = [("test_vaes.py", &RUNS), ("test_chacha.py", &CHACHA_RUNS)];
+const HARNESSES: [(&str, &[Run]); 4] = [
+    ("test_vaes.py", &RUNS),
+    ("test_chacha.py", &CHACHA_RUNS),
+    ("test_poly1305.py", &POLY1305_RUNS),
+    ("test_rfc7539.py", &RFC7539_RUNS),
+];
+
+// --- Poly1305 (issue 9) ---
+
+/// The Poly1305 harness runs (`emu/harness/test_poly1305.py`), as [`RUNS`]: Sapphire
+/// Rapids and Tiger Lake have AVX-512F/BW/VL and IFMA (every driver must match the
+/// reference); Arrow Lake has AVX2 only (the avx2 driver must pass, and the avx512 and
+/// avx512ifma ones must fail every case: the negative control, on messages of at least 8
+/// whole blocks (`@8`), since shorter ones run only the scalar rest of an entry).
+const POLY1305_RUNS: [Run; 4] = [
+    ("sapphire_rapids", "avx2,avx512,avx512ifma", true),
+    ("tigerlake", "avx2,avx512,avx512ifma", true),
+    ("arrow_lake", "avx2", true),
+    ("arrow_lake", "avx512@8,avx512ifma@8", false),
+];
+
+/// The fused ChaCha20-Poly1305 harness runs (`emu/harness/test_rfc7539.py`): both drivers
+/// under the AVX-512 models, avx2 under Arrow Lake, and the negative control: avx512 under
+/// Arrow Lake must fail every request of at least 256 text bytes (`@256`: long enough for
+/// the zmm ChaCha20 batch and the vector Poly1305 path).
+const RFC7539_RUNS: [Run; 4] = [
+    ("sapphire_rapids", "avx2,avx512", true),
+    ("tigerlake", "avx2,avx512", true),
+    ("arrow_lake", "avx2", true),
+    ("arrow_lake", "avx512@256", false),
+];
+
+// --- end Poly1305 ---
 
 /// Runs the harness once; returns (passed, failed, detail line). Its output is echoed
 /// when `echo` (the negative control's hundreds of expected failures are not).

@@ -35,15 +35,42 @@ impl Key {
     }
 }
 
+/// What absorbs runs of whole message blocks for a [`Poly1305`] frame: the portable
+/// radix-2^26 step ([`Portable`]) or a SIMD driver's kernels (`poly1305::simd`). The frame
+/// keeps everything else (the buffering of partial blocks, the final padded block, the
+/// reduction, export and import), so every driver shares its semantics and its exported
+/// bytes.
+pub trait Poly1305Blocks: Clone + Send + Sync + 'static {
+    /// Absorbs the whole 16-byte blocks of `data` (a multiple of 16 long), each with the
+    /// 2^128 bit, into `h` (radix 2^26, each limb below 2^27 before and after) under the
+    /// clamped `r` (radix 2^26, limbs below 2^26).
+    fn full_blocks(&self, r: &[u64; 5], h: &mut [u64; 5], data: &[u8]);
+}
+
+/// The portable, constant-time radix-2^26 block step of `poly1305-generic`.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Portable;
+
+impl Poly1305Blocks for Portable {
+    fn full_blocks(&self, r: &[u64; 5], h: &mut [u64; 5], data: &[u8]) {
+        portable_blocks(r, h, data, HIBIT);
+    }
+}
+
 /// A running Poly1305 computation over a key: the accumulator `h` (five limbs, each below
-/// 2^26 plus a small carry between blocks) and the partial block. The portable core that
-/// `poly1305-generic` and `xchacha20poly1305-generic` share. Zeroized on drop.
+/// 2^26 plus a small carry between blocks) and the partial block, with runs of whole
+/// blocks absorbed by `B`. The portable core that `poly1305-generic` and
+/// `xchacha20poly1305-generic` share (`B` = [`Portable`]), and the frame of the SIMD
+/// drivers. Zeroized on drop.
 #[derive(Clone, Default, Zeroize, ZeroizeOnDrop)]
-pub struct Poly1305 {
+pub struct Poly1305<B: Poly1305Blocks = Portable> {
     key: Key,
     h: [u64; 5],
     buf: [u8; POLY1305_BLOCK_SIZE],
     buf_len: usize,
+    /// Holds no secret of its own (a SIMD backend's expanded key wipes itself).
+    #[zeroize(skip)]
+    backend: B,
 }
 
 /// Bytes of an exported state: h as five little-endian u32 limbs (each below 2^26), the
@@ -53,48 +80,26 @@ pub const POLY1305_EXPORT_LEN: usize = 20 + 16 + 1;
 impl Poly1305 {
     /// A fresh computation under the 32-byte one-time key `r || s`.
     pub fn new(key: &[u8; POLY1305_KEY_SIZE]) -> Poly1305 {
+        Poly1305::with_backend(key, Portable)
+    }
+}
+
+impl<B: Poly1305Blocks> Poly1305<B> {
+    /// A fresh computation under `key` whose runs of whole blocks go to `backend`.
+    pub fn with_backend(key: &[u8; POLY1305_KEY_SIZE], backend: B) -> Poly1305<B> {
         Poly1305 {
             key: Key::new(key),
-            ..Poly1305::default()
+            h: [0; 5],
+            buf: [0; POLY1305_BLOCK_SIZE],
+            buf_len: 0,
+            backend,
         }
     }
 
     /// Absorbs whole 16-byte blocks, each with `hibit` (2^128, or 0 for a padded final
-    /// block) added.
+    /// block) added, with the portable step.
     fn blocks(&mut self, data: &[u8], hibit: u64) {
-        let [r0, r1, r2, r3, r4] = self.key.r;
-        let (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5);
-        let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
-        for b in data.chunks_exact(POLY1305_BLOCK_SIZE) {
-            let mut m = [0u8; 16];
-            m.copy_from_slice(b);
-            let m = u128::from_le_bytes(m);
-            h0 += (m as u64) & MASK26;
-            h1 += ((m >> 26) as u64) & MASK26;
-            h2 += ((m >> 52) as u64) & MASK26;
-            h3 += ((m >> 78) as u64) & MASK26;
-            h4 += ((m >> 104) as u64) | hibit;
-
-            let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1;
-            let mut d1 = h0 * r1 + h1 * r0 + h2 * s4 + h3 * s3 + h4 * s2;
-            let mut d2 = h0 * r2 + h1 * r1 + h2 * r0 + h3 * s4 + h4 * s3;
-            let mut d3 = h0 * r3 + h1 * r2 + h2 * r1 + h3 * r0 + h4 * s4;
-            let mut d4 = h0 * r4 + h1 * r3 + h2 * r2 + h3 * r1 + h4 * r0;
-
-            d1 += d0 >> 26;
-            h0 = d0 & MASK26;
-            d2 += d1 >> 26;
-            h1 = d1 & MASK26;
-            d3 += d2 >> 26;
-            h2 = d2 & MASK26;
-            d4 += d3 >> 26;
-            h3 = d3 & MASK26;
-            h0 += (d4 >> 26) * 5;
-            h4 = d4 & MASK26;
-            h1 += h0 >> 26;
-            h0 &= MASK26;
-        }
-        self.h = [h0, h1, h2, h3, h4];
+        portable_blocks(&self.key.r, &mut self.h, data, hibit);
     }
 
     /// Absorbs `data` (any length).
@@ -113,7 +118,8 @@ impl Poly1305 {
             self.buf_len = 0;
         }
         let whole = data.len() - data.len() % POLY1305_BLOCK_SIZE;
-        self.blocks(&data[..whole], HIBIT);
+        self.backend
+            .full_blocks(&self.key.r, &mut self.h, &data[..whole]);
         let rest = &data[whole..];
         self.buf[..rest.len()].copy_from_slice(rest);
         self.buf_len = rest.len();
@@ -207,6 +213,44 @@ impl Poly1305 {
     }
 }
 
+/// Absorbs whole 16-byte blocks into `h` under `r`, each with `hibit` (2^128, or 0 for a
+/// padded final block) added: the portable radix-2^26 step.
+fn portable_blocks(r: &[u64; 5], h: &mut [u64; 5], data: &[u8], hibit: u64) {
+    let [r0, r1, r2, r3, r4] = *r;
+    let (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5);
+    let [mut h0, mut h1, mut h2, mut h3, mut h4] = *h;
+    for b in data.chunks_exact(POLY1305_BLOCK_SIZE) {
+        let mut m = [0u8; 16];
+        m.copy_from_slice(b);
+        let m = u128::from_le_bytes(m);
+        h0 += (m as u64) & MASK26;
+        h1 += ((m >> 26) as u64) & MASK26;
+        h2 += ((m >> 52) as u64) & MASK26;
+        h3 += ((m >> 78) as u64) & MASK26;
+        h4 += ((m >> 104) as u64) | hibit;
+
+        let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1;
+        let mut d1 = h0 * r1 + h1 * r0 + h2 * s4 + h3 * s3 + h4 * s2;
+        let mut d2 = h0 * r2 + h1 * r1 + h2 * r0 + h3 * s4 + h4 * s3;
+        let mut d3 = h0 * r3 + h1 * r2 + h2 * r1 + h3 * r0 + h4 * s4;
+        let mut d4 = h0 * r4 + h1 * r3 + h2 * r2 + h3 * r1 + h4 * r0;
+
+        d1 += d0 >> 26;
+        h0 = d0 & MASK26;
+        d2 += d1 >> 26;
+        h1 = d1 & MASK26;
+        d3 += d2 >> 26;
+        h2 = d2 & MASK26;
+        d4 += d3 >> 26;
+        h3 = d3 & MASK26;
+        h0 += (d4 >> 26) * 5;
+        h4 = d4 & MASK26;
+        h1 += h0 >> 26;
+        h0 &= MASK26;
+    }
+    *h = [h0, h1, h2, h3, h4];
+}
+
 /// `h` with every limb below 2^26, the value mod 2^130 - 5 kept. The carry out of limb 4
 /// comes back times 5 into limb 0, which can start one more ripple; after the second pass
 /// that ripple leaves limb 0 below 2^26 + 5, so the third pass ends with every limb
@@ -273,22 +317,22 @@ fn write_tag(mut tag: [u8; POLY1305_TAG_SIZE], out: &mut [u8]) {
     tag.zeroize();
 }
 
-impl HashState for Poly1305 {
+impl<B: Poly1305Blocks> HashState for Poly1305<B> {
     fn update(&mut self, data: &[u8]) {
-        Poly1305::update(self, data);
+        Poly1305::<B>::update(self, data);
     }
 
     fn finalize(self: Box<Self>, out: &mut [u8]) {
         let st = *self;
-        write_tag(Poly1305::finalize(st), out);
+        write_tag(Poly1305::<B>::finalize(st), out);
     }
 
     fn export(&self) -> Zeroizing<Vec<u8>> {
-        Poly1305::export(self)
+        Poly1305::<B>::export(self)
     }
 
     fn import(&mut self, state: &[u8]) -> Result<()> {
-        Poly1305::import(self, state)
+        Poly1305::<B>::import(self, state)
     }
 }
 

@@ -19,8 +19,10 @@
 //!   data (only on lengths).
 
 mod generic;
+#[cfg(target_arch = "x86_64")]
+pub mod simd;
 
-pub use generic::{Poly1305, Poly1305Generic, POLY1305_EXPORT_LEN};
+pub use generic::{Poly1305, Poly1305Blocks, Poly1305Generic, Portable, POLY1305_EXPORT_LEN};
 
 /// The one-time key: 16 bytes of r, then 16 bytes of s.
 pub const POLY1305_KEY_SIZE: usize = 32;

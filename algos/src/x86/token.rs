@@ -88,6 +88,16 @@ cpu_token!(
     Avx512 = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl]
 );
 
+// --- Poly1305 (issue 9): `poly1305-avx2` takes `Avx2`, `poly1305-avx512` and the fused
+// `rfc7539-chacha20-poly1305-avx512` take `Avx512` (above) ---
+
+cpu_token!(
+    /// The `Avx512` set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
+    Avx512Ifma = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Avx512ifma]
+);
+
+// --- end Poly1305 ---
+
 macro_rules! implies_aesni {
     ($($name:ident),*) => {$(
         impl $name {

@@ -31,6 +31,7 @@ fn every_expected_driver_is_registered() {
     want.extend(GHASH_GCM);
     want.extend(CHACHA_GENERIC);
     want.extend(CHACHA_SIMD);
+    want.extend(POLY1305_SIMD);
     if cfg!(cryptoreg_fault_injection) {
         want.push("xts-aes-faulty");
         want.push("gcm-aes-faulty");
@@ -126,4 +127,13 @@ const CHACHA_SIMD: &[&str] = &[
     "xchacha20-avx512f",
     "xchacha20-avx512vl",
     "xchacha20-ssse3",
+];
+
+/// The Poly1305 SIMD drivers and the fused ChaCha20-Poly1305 ones (issue 9).
+const POLY1305_SIMD: &[&str] = &[
+    "poly1305-avx2",
+    "poly1305-avx512",
+    "poly1305-avx512ifma",
+    "rfc7539-chacha20-poly1305-avx2",
+    "rfc7539-chacha20-poly1305-avx512",
 ];

@@ -32,7 +32,7 @@
 
 #![allow(unsafe_code)]
 
-mod core;
+pub(crate) mod core;
 mod entry;
 
 #[cfg(test)]

@@ -1,0 +1,102 @@
+//! The `#[target_feature]` entries of the fused ChaCha20-Poly1305 drivers: thin shells
+//! around the generic core ([`fused`](super::fused)), one per width and direction plus
+//! one for the AAD, `#[inline(never)]` so that each is one named symbol for
+//! `cargo xtask asm` (ymm / VEX only in avx2, zmm in avx512, `vzeroupper` before `ret`, no
+//! `call`) and `cargo xtask emu`.
+//!
+//! Arguments are plain arrays and pointers: the ChaCha20 state words, the clamped `r` as
+//! `[r0, r1, r1 + r1 / 4]` (64-bit limbs), the powers `r^1..r^8` in radix 2^26 (`None`
+//! when the request is too short for the vector path, which then is not taken), the
+//! Poly1305 sum as three 64-bit limbs.
+
+use super::fused::{absorb_padded, crypt};
+use crate::poly1305::simd::scalar::{Acc, R64};
+use crate::x86::vector::{Vex, Ymm, Zmm};
+
+/// `r` as the entries take it: `[r0, r1, s1]`.
+pub type RLimbs = [u64; 3];
+/// `r^1..r^8` in radix 2^26.
+pub type Powers = [[u64; 5]; 8];
+
+fn r64(r: &RLimbs) -> R64 {
+    R64 {
+        r0: r[0],
+        r1: r[1],
+        s1: r[2],
+    }
+}
+
+macro_rules! entries {
+    ($($(#[$doc:meta])* $features:literal, $v:ty => $enc:ident, $dec:ident, $aad:ident;)*) => {$(
+        $(#[$doc])*
+        /// Encrypts `len` bytes from `src` into `dst` and absorbs the ciphertext (the last
+        /// partial block zero-padded) into `h`; advances the counter in `s[12]`.
+        ///
+        /// # Safety
+        /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the CPU
+        /// has this function's features; `s[12] + ceil(len / 64) <= 2^32`.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $enc(
+            s: &mut [u32; 16],
+            r: &RLimbs,
+            pow: Option<&Powers>,
+            h: &mut [u64; 3],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { crypt::<$v, true>(s, &r64(r), pow, h, src, dst, len) }
+        }
+
+        $(#[$doc])*
+        /// Absorbs the ciphertext `src` (`len` bytes, the last partial block zero-padded)
+        /// into `h` and decrypts it into `dst`; advances the counter in `s[12]`.
+        ///
+        /// # Safety
+        /// As for the encryption entry.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $dec(
+            s: &mut [u32; 16],
+            r: &RLimbs,
+            pow: Option<&Powers>,
+            h: &mut [u64; 3],
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { crypt::<$v, false>(s, &r64(r), pow, h, src, dst, len) }
+        }
+
+        $(#[$doc])*
+        /// Absorbs `len` bytes of AAD at `p` (the last partial block zero-padded) into `h`.
+        ///
+        /// # Safety
+        /// `p` readable for `len` bytes; the CPU has this function's features.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $aad(
+            r: &RLimbs,
+            pow: Option<&Powers>,
+            h: &mut [u64; 3],
+            p: *const u8,
+            len: usize,
+        ) {
+            let mut acc = Acc { h: *h };
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { absorb_padded::<$v>(&mut acc, &r64(r), pow, p, len) };
+            *h = acc.h;
+        }
+    )*};
+}
+
+entries! {
+    /// `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
+    "avx,avx2", Ymm<Vex> => rfc7539_enc_avx2, rfc7539_dec_avx2, rfc7539_aad_avx2;
+    /// `rfc7539-chacha20-poly1305-avx512`: zmm.
+    "avx,avx2,avx512f,avx512bw,avx512vl", Zmm => rfc7539_enc_avx512, rfc7539_dec_avx512,
+        rfc7539_aad_avx512;
+}

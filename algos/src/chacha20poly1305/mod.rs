@@ -1,0 +1,455 @@
+//! Fused ChaCha20-Poly1305 (RFC 8439 section 2.8) on x86-64 vector units: two drivers of
+//! `rfc7539(chacha20,poly1305)` that encrypt and authenticate in one pass over the data.
+//!
+//! | driver | priority | registers |
+//! | --- | --- | --- |
+//! | `rfc7539-chacha20-poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks, Poly1305 4 blocks at once |
+//! | `rfc7539-chacha20-poly1305-avx512` | 650 (`uses_zmm`) | zmm: ChaCha20 16 blocks, Poly1305 8 blocks at once |
+//!
+//! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
+//! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
+//! the Poly1305 radix-2^26 vector core (`poly1305::simd`) while it is in L1, the Poly1305
+//! lane sums staying in registers across chunks (decryption authenticates each chunk
+//! before decrypting it). `fused` is the generic core, written once over the vector types;
+//! `entry` instantiates it per width.
+//!
+//! Semantics are the `rfc7539` template's: 32-byte key, 12-byte nonce, 16-byte tag only
+//! (any other authsize is [`Error::InvalidAuthsize`]); block 0 of the keystream gives the
+//! one-time Poly1305 key, the text is encrypted from block 1, and a request whose text
+//! would pass block 2^32 - 1 is [`Error::InvalidLength`] from `start` (or the one-shot
+//! call) before any byte is written. Lengths pick the kernels inside each driver: short
+//! inputs run the scalar Poly1305 step (no powers of `r` are computed for them) and
+//! ChaCha20's narrower kernels.
+//!
+//! The one-shot [`AeadImpl::open`] decrypts and authenticates in the same single pass,
+//! then compares the tag in constant time; on a mismatch it wipes the whole buffer before
+//! returning [`Error::BadMessage`], so no plaintext escapes. The streaming calls keep the
+//! per-request state (counter and nonce, the Poly1305 sum, `r`, `s`, the lengths and the
+//! powers `r^1..r^8`) in the caller's [`AeadState`], wiped on drop.
+//!
+//! The `raw` module (hidden from the docs) exposes the entries to the `cryptoreg-emu`
+//! crate (`cargo xtask emu`, `cargo xtask asm`).
+
+#![allow(unsafe_code)]
+
+mod entry;
+mod fused;
+
+#[cfg(test)]
+mod tests;
+
+use cryptoreg_registry::{
+    check_key_len, inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures,
+    InOut, Result,
+};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE};
+use crate::poly1305::simd::scalar::{powers26, Acc, R64};
+use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
+use crate::templates::rfc7539::tags_equal;
+use crate::x86::inout::RawInOut;
+use crate::x86::token::{Avx2, Avx512};
+use entry::{Powers, RLimbs};
+use fused::MIN_VECTOR_BLOCKS;
+
+/// The raw entry points, for the emulator crate (`emu/`) and the machine-code check. Not a
+/// public API: the registry's drivers are.
+#[doc(hidden)]
+pub mod raw {
+    pub use super::entry::*;
+
+    /// The per-request values derived natively from key and nonce: the ChaCha20 state at
+    /// block 1, `r` as `[r0, r1, s1]`, the powers `r^1..r^8`, `s`.
+    pub fn setup(key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], RLimbs, Powers, [u8; 16]) {
+        let (s, r, tag_s) = super::derive(key, nonce);
+        (s, [r.r0, r.r1, r.s1], super::powers(&r), tag_s)
+    }
+
+    /// The tag from a Poly1305 sum after AAD and text: the length block, the reduction,
+    /// `s`.
+    pub fn finish(r: &RLimbs, s: &[u8; 16], h: [u64; 3], aad: usize, text: usize) -> [u8; 16] {
+        let r = crate::poly1305::simd::scalar::R64 {
+            r0: r[0],
+            r1: r[1],
+            s1: r[2],
+        };
+        super::tag(&r, s, crate::poly1305::simd::scalar::Acc { h }, aad, text)
+    }
+}
+
+/// Which entries a driver runs, with the token proving their features.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Width {
+    /// `rfc7539-chacha20-poly1305-avx2`.
+    Avx2(Avx2),
+    /// `rfc7539-chacha20-poly1305-avx512`.
+    Avx512(Avx512),
+}
+
+type CryptFn =
+    unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
+type AadFn = unsafe fn(&RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, usize);
+
+impl Width {
+    fn entries(self) -> (CryptFn, CryptFn, AadFn) {
+        match self {
+            Width::Avx2(_) => (
+                entry::rfc7539_enc_avx2,
+                entry::rfc7539_dec_avx2,
+                entry::rfc7539_aad_avx2,
+            ),
+            Width::Avx512(_) => (
+                entry::rfc7539_enc_avx512,
+                entry::rfc7539_dec_avx512,
+                entry::rfc7539_aad_avx512,
+            ),
+        }
+    }
+}
+
+/// Block 0 of the keystream: the ChaCha20 state positioned at block 1, the clamped `r`
+/// and `s` of the one-time Poly1305 key.
+fn derive(key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], R64, [u8; 16]) {
+    let mut iv = [0u8; 16];
+    iv[4..].copy_from_slice(nonce);
+    let mut s = init_state(key, &iv);
+    let mut block0 = Zeroizing::new(crate::chacha20::chacha20_block(&s));
+    s[12] = 1;
+    let mut rb = [0u8; 16];
+    rb.copy_from_slice(&block0[..16]);
+    let r = R64::from_key(&rb);
+    rb.zeroize();
+    let mut tag_s = [0u8; 16];
+    tag_s.copy_from_slice(&block0[16..POLY1305_KEY_SIZE]);
+    block0.zeroize();
+    (s, r, tag_s)
+}
+
+/// `r^1..r^8` in radix 2^26.
+fn powers(r: &R64) -> Powers {
+    powers26::<8>(r)
+}
+
+/// The tag: the length block absorbed, `h` reduced, `s` added.
+fn tag(r: &R64, s: &[u8; 16], mut acc: Acc, aad: usize, text: usize) -> [u8; 16] {
+    let mut lens = [0u8; 16];
+    lens[..8].copy_from_slice(&(aad as u64).to_le_bytes());
+    lens[8..].copy_from_slice(&(text as u64).to_le_bytes());
+    acc.blocks(r, &lens, 1);
+    let t = acc.tag(s);
+    acc.zeroize();
+    t
+}
+
+/// Whether a request of these lengths is long enough for the vector Poly1305 path (and so
+/// for the powers of `r`).
+fn wants_powers(aad: usize, text: usize) -> bool {
+    aad / 16 >= MIN_VECTOR_BLOCKS || text / 16 >= MIN_VECTOR_BLOCKS
+}
+
+/// `rfc7539-chacha20-poly1305-{avx2,avx512}`: the key (wiped on drop) and the width.
+pub(crate) struct ChaChaPolySimd {
+    driver: &'static str,
+    width: Width,
+    key: Zeroizing<[u8; CHACHA_KEY_SIZE]>,
+    keyed: bool,
+}
+
+// State layout (`AeadState::bytes`): the ChaCha20 counter and nonce, the Poly1305 sum, `r`,
+// `s`, the request's lengths, the powers of `r` (as u32: every limb is below 2^27).
+const IV: core::ops::Range<usize> = 0..16;
+const LANE_H: usize = 2;
+const LANE_R: usize = 5;
+const S: core::ops::Range<usize> = 64..80;
+const LANE_AAD: usize = 10;
+const LANE_TEXT: usize = 11;
+const POW: usize = 96;
+
+impl ChaChaPolySimd {
+    fn new(driver: &'static str, width: Width) -> ChaChaPolySimd {
+        ChaChaPolySimd {
+            driver,
+            width,
+            key: Zeroizing::new([0; CHACHA_KEY_SIZE]),
+            keyed: false,
+        }
+    }
+
+    /// The checks of a request before anything is derived or written.
+    fn check(&self, nonce: &[u8], text: usize, authsize: usize) -> Result<[u8; 12]> {
+        if !self.keyed {
+            return Err(Error::NoKey);
+        }
+        let nonce: [u8; CHACHA_NONCE_SIZE] =
+            nonce.try_into().map_err(|_| Error::InvalidIvLength {
+                len: nonce.len(),
+                expected: CHACHA_NONCE_SIZE,
+            })?;
+        self.check_authsize(authsize)?;
+        check_counter_room(1, text)?;
+        Ok(nonce)
+    }
+
+    /// The streaming state's `r`, `s`, sum and (when stored) powers.
+    fn load(st: &AeadState) -> (RLimbs, [u64; 3]) {
+        (
+            [st.lane(LANE_R), st.lane(LANE_R + 1), st.lane(LANE_R + 2)],
+            [st.lane(LANE_H), st.lane(LANE_H + 1), st.lane(LANE_H + 2)],
+        )
+    }
+
+    fn load_powers(st: &AeadState) -> Zeroizing<Powers> {
+        let mut p = Zeroizing::new([[0u64; 5]; 8]);
+        for (k, limbs) in p.iter_mut().enumerate() {
+            for (i, l) in limbs.iter_mut().enumerate() {
+                let at = POW + 4 * (5 * k + i);
+                let mut b = [0u8; 4];
+                b.copy_from_slice(&st.bytes[at..at + 4]);
+                *l = u64::from(u32::from_le_bytes(b));
+            }
+        }
+        p
+    }
+
+    fn store_h(st: &mut AeadState, h: &[u64; 3]) {
+        for (i, &l) in h.iter().enumerate() {
+            st.set_lane(LANE_H + i, l);
+        }
+    }
+
+    /// One streaming text call: the ChaCha20 state rebuilt from the key and the stored
+    /// counter and nonce, the entry over `io`, the counter and sum stored back.
+    fn crypt(&self, st: &mut AeadState, io: InOut<'_>, encrypt: bool) {
+        let mut io = match io {
+            InOut::InPlace(buf) => RawInOut::in_place(buf),
+            InOut::Split { src, dst } => {
+                let n = src.len().min(dst.len());
+                RawInOut::split(&src[..n], &mut dst[..n])
+            }
+        };
+        let len = io.len();
+        if len == 0 {
+            return;
+        }
+        let mut iv = [0u8; 16];
+        iv.copy_from_slice(&st.bytes[IV]);
+        let mut s = init_state(&self.key, &iv);
+        let (r, mut h) = Self::load(st);
+        let pow = (len / 16 >= MIN_VECTOR_BLOCKS).then(|| Self::load_powers(st));
+        let (enc, dec, _) = self.width.entries();
+        let f = if encrypt { enc } else { dec };
+        let dst = io.dst();
+        // SAFETY: the token in `self.width` proves the entry's features; `io` borrows
+        // `len` bytes at `src` / `dst`, identical or disjoint; `start` checked the counter
+        // room for the whole text.
+        unsafe { f(&mut s, &r, pow.as_deref(), &mut h, io.src(), dst, len) };
+        st.bytes[IV.start..IV.start + 4].copy_from_slice(&s[12].to_le_bytes());
+        Self::store_h(st, &h);
+        s.zeroize();
+        h.zeroize();
+    }
+
+    fn aad(&self, st: &mut AeadState, aad: &[u8]) {
+        if aad.is_empty() {
+            return;
+        }
+        let (r, mut h) = Self::load(st);
+        let pow = (aad.len() / 16 >= MIN_VECTOR_BLOCKS).then(|| Self::load_powers(st));
+        let (_, _, f) = self.width.entries();
+        // SAFETY: the token in `self.width` proves the entry's features; `aad` is readable.
+        unsafe { f(&r, pow.as_deref(), &mut h, aad.as_ptr(), aad.len()) };
+        Self::store_h(st, &h);
+        h.zeroize();
+    }
+
+    /// The whole one-shot request in place: derive, AAD, one fused pass, tag.
+    fn one_shot(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+        encrypt: bool,
+    ) -> Result<[u8; 16]> {
+        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
+        let (mut s, r, tag_s) = derive(&self.key, &nonce);
+        let pow = wants_powers(aad.len(), data.len()).then(|| Zeroizing::new(powers(&r)));
+        let rl = [r.r0, r.r1, r.s1];
+        let mut h = [0u64; 3];
+        let (enc, dec, absorb) = self.width.entries();
+        let f = if encrypt { enc } else { dec };
+        // SAFETY: the token in `self.width` proves the entries' features; `aad` is
+        // readable, `data` readable and writable (in place); the counter room was checked.
+        unsafe {
+            if !aad.is_empty() {
+                absorb(&rl, pow.as_deref(), &mut h, aad.as_ptr(), aad.len());
+            }
+            let p = data.as_mut_ptr();
+            f(&mut s, &rl, pow.as_deref(), &mut h, p, p, data.len());
+        }
+        let t = tag(&r, &tag_s, Acc { h }, aad.len(), data.len());
+        s.zeroize();
+        Ok(t)
+    }
+}
+
+impl AeadImpl for ChaChaPolySimd {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.keyed = false;
+        self.key.zeroize();
+        check_key_len(self.driver, key, &[CHACHA_KEY_SIZE])?;
+        self.key.copy_from_slice(key);
+        self.keyed = true;
+        Ok(())
+    }
+
+    fn check_authsize(&self, authsize: usize) -> Result<()> {
+        if authsize == POLY1305_TAG_SIZE {
+            Ok(())
+        } else {
+            Err(Error::InvalidAuthsize {
+                driver: self.driver.to_string(),
+                len: authsize,
+            })
+        }
+    }
+
+    fn chunk_size(&self) -> usize {
+        64
+    }
+
+    fn aad_chunk_size(&self) -> usize {
+        16
+    }
+
+    fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        let nonce = self.check(nonce, lens.text, lens.authsize)?;
+        let (mut s, r, tag_s) = derive(&self.key, &nonce);
+        st.bytes[IV.start..IV.start + 4].copy_from_slice(&s[12].to_le_bytes());
+        st.bytes[IV.start + 4..IV.end].copy_from_slice(&nonce);
+        Self::store_h(st, &[0; 3]);
+        for (i, l) in [r.r0, r.r1, r.s1].into_iter().enumerate() {
+            st.set_lane(LANE_R + i, l);
+        }
+        st.bytes[S].copy_from_slice(&tag_s);
+        st.set_lane(LANE_AAD, lens.aad as u64);
+        st.set_lane(LANE_TEXT, lens.text as u64);
+        let mut pow = Zeroizing::new(if wants_powers(lens.aad, lens.text) {
+            powers(&r)
+        } else {
+            [[0; 5]; 8]
+        });
+        for (k, limbs) in pow.iter().enumerate() {
+            for (i, &l) in limbs.iter().enumerate() {
+                let at = POW + 4 * (5 * k + i);
+                st.bytes[at..at + 4].copy_from_slice(&(l as u32).to_le_bytes());
+            }
+        }
+        pow.zeroize();
+        s.zeroize();
+        Ok(())
+    }
+
+    fn absorb_aad(&self, st: &mut AeadState, aad: &[u8]) {
+        self.aad(st, aad);
+    }
+
+    fn absorb_aad_tail(&self, st: &mut AeadState, tail: &[u8]) {
+        self.aad(st, tail);
+    }
+
+    fn encrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.crypt(st, data, true);
+    }
+
+    fn decrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.crypt(st, data, false);
+    }
+
+    fn encrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.crypt(st, data, true);
+    }
+
+    fn decrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.crypt(st, data, false);
+    }
+
+    fn finish(&self, st: &mut AeadState, out: &mut [u8]) {
+        let (r, h) = Self::load(st);
+        let r = R64 {
+            r0: r[0],
+            r1: r[1],
+            s1: r[2],
+        };
+        let mut s = [0u8; 16];
+        s.copy_from_slice(&st.bytes[S]);
+        let mut t = tag(
+            &r,
+            &s,
+            Acc { h },
+            st.lane(LANE_AAD) as usize,
+            st.lane(LANE_TEXT) as usize,
+        );
+        let n = out.len().min(16);
+        out[..n].copy_from_slice(&t[..n]);
+        t.zeroize();
+        s.zeroize();
+    }
+
+    /// One fused pass over the request (no streaming state).
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        if tag.len() != POLY1305_TAG_SIZE {
+            return Err(Error::InvalidAuthsize {
+                driver: self.driver.to_string(),
+                len: tag.len(),
+            });
+        }
+        let mut t = self.one_shot(nonce, aad, data, true)?;
+        tag.copy_from_slice(&t);
+        t.zeroize();
+        Ok(())
+    }
+
+    /// One fused pass (authenticate and decrypt each chunk), then the tag compared in
+    /// constant time; on a mismatch `data` is wiped before the error returns. A refused
+    /// request (bad nonce, authsize or length) leaves `data` untouched.
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        if tag.len() != POLY1305_TAG_SIZE {
+            return Err(Error::InvalidAuthsize {
+                driver: self.driver.to_string(),
+                len: tag.len(),
+            });
+        }
+        let mut t = self.one_shot(nonce, aad, data, false)?;
+        let ok = tags_equal(&t, tag);
+        t.zeroize();
+        if ok {
+            Ok(())
+        } else {
+            data.zeroize();
+            Err(Error::BadMessage)
+        }
+    }
+}
+
+macro_rules! register {
+    ($($driver:literal, $prio:expr, $kind:ident($token:ident) $(, $zmm:ident)?;)*) => {$(
+        inventory::submit! {
+            AlgDef::new("rfc7539(chacha20,poly1305)", $driver, $prio, Ctor::Aead(|host: &HostFeatures| {
+                let width = Width::$kind($token::new(host, $driver)?);
+                Ok(Box::new(ChaChaPolySimd::new($driver, width)))
+            }))
+            .requires($token::FEATURES)
+            .block_size(1)
+            .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
+            .iv_size(CHACHA_NONCE_SIZE)
+            .out_size(POLY1305_TAG_SIZE)
+            $(.$zmm())?
+        }
+    )*};
+}
+
+register! {
+    "rfc7539-chacha20-poly1305-avx2", 450, Avx2(Avx2);
+    "rfc7539-chacha20-poly1305-avx512", 650, Avx512(Avx512), uses_zmm;
+}

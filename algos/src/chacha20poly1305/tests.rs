@@ -1,0 +1,272 @@
+//! Tests of the fused ChaCha20-Poly1305 drivers: the RFC 8439 AEAD vectors, and every
+//! available driver against the `rfc7539(chacha20-generic,poly1305-generic)` template
+//! instance over random AAD and text lengths (both sides of every chunk and threshold),
+//! one-shot and streaming (random chunk runs, in place and out of place); tampered AAD,
+//! text or tag must fail with `BadMessage` and leave no plaintext; refusals.
+
+use std::sync::Arc;
+
+use cryptoreg_registry::{
+    inventory, AeadImpl, AeadLens, AeadState, AlgDef, Child, Error, Factory, HostFeatures, InOut,
+};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{ChaChaPolySimd, Width};
+use crate::x86::token::{Avx2, Avx512};
+
+fn drivers() -> Vec<(&'static str, ChaChaPolySimd)> {
+    let host = HostFeatures::detect();
+    let mut v = Vec::new();
+    if let Ok(t) = Avx2::new(&host, "t") {
+        let n = "rfc7539-chacha20-poly1305-avx2";
+        v.push((n, ChaChaPolySimd::new(n, Width::Avx2(t))));
+    }
+    if let Ok(t) = Avx512::new(&host, "t") {
+        let n = "rfc7539-chacha20-poly1305-avx512";
+        v.push((n, ChaChaPolySimd::new(n, Width::Avx512(t))));
+    }
+    assert!(
+        !v.is_empty() || !std::is_x86_feature_detected!("avx2"),
+        "an AVX2 host must run at least the avx2 driver"
+    );
+    v
+}
+
+/// The template instance over the generic children: the reference.
+fn reference(key: &[u8]) -> Box<dyn AeadImpl> {
+    let child = |driver: &str| {
+        let info = inventory::iter::<AlgDef>
+            .into_iter()
+            .find(|d| d.driver() == driver)
+            .unwrap_or_else(|| panic!("{driver} is registered"))
+            .to_info();
+        Child::new(Arc::new(info), 100)
+    };
+    let inst =
+        crate::templates::rfc7539::create(&[child("chacha20-generic"), child("poly1305-generic")])
+            .unwrap();
+    let Factory::Aead(f) = inst.factory() else {
+        panic!("not an AEAD")
+    };
+    let mut a = f(&HostFeatures::detect()).unwrap();
+    a.set_key(key).unwrap();
+    a
+}
+
+/// The request through the streaming calls, as the walker makes them: AAD in runs of
+/// whole 16-byte chunks then the tail, text in runs of whole 64-byte chunks then the
+/// tail, each run in place or out of place.
+fn streaming(
+    d: &dyn AeadImpl,
+    nonce: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    encrypt: bool,
+    rng: &mut ChaCha8Rng,
+) -> [u8; 16] {
+    let mut st = AeadState::new();
+    let lens = AeadLens {
+        aad: aad.len(),
+        text: data.len(),
+        authsize: 16,
+    };
+    d.start(&mut st, nonce, lens).unwrap();
+    let whole_aad = aad.len() - aad.len() % 16;
+    let mut at = 0;
+    while at < whole_aad {
+        let n = 16 * rng.gen_range(1..=(whole_aad - at) / 16);
+        d.absorb_aad(&mut st, &aad[at..at + n]);
+        at += n;
+    }
+    d.absorb_aad_tail(&mut st, &aad[whole_aad..]);
+    let whole = data.len() - data.len() % 64;
+    let mut at = 0;
+    let run = |st: &mut AeadState, piece: &mut [u8], tail: bool, rng: &mut ChaCha8Rng| {
+        let oop = rng.gen_bool(0.5);
+        let src = piece.to_vec();
+        let io = if oop {
+            InOut::Split {
+                src: &src,
+                dst: &mut *piece,
+            }
+        } else {
+            InOut::InPlace(&mut *piece)
+        };
+        match (encrypt, tail) {
+            (true, false) => d.encrypt_chunks(st, io),
+            (false, false) => d.decrypt_chunks(st, io),
+            (true, true) => d.encrypt_tail(st, io),
+            (false, true) => d.decrypt_tail(st, io),
+        }
+    };
+    while at < whole {
+        let n = 64 * rng.gen_range(1..=(whole - at) / 64);
+        run(&mut st, &mut data[at..at + n], false, rng);
+        at += n;
+    }
+    run(&mut st, &mut data[whole..], true, rng);
+    let mut tag = [0u8; 16];
+    d.finish(&mut st, &mut tag);
+    tag
+}
+
+fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
+    let mut v = Vec::new();
+    for t in [
+        0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2048, 4100,
+    ] {
+        for a in [0, 1, 12, 16, 255, 256, 300] {
+            v.push((a, t));
+        }
+    }
+    v.extend((0..150).map(|_| (rng.gen_range(0..600), rng.gen_range(0..5000))));
+    v
+}
+
+#[test]
+fn rfc8439_vectors_every_driver() {
+    let set = cryptoreg_selftest::VectorSet::embedded();
+    let vs = set
+        .get_aead("rfc7539(chacha20,poly1305)")
+        .expect("rfc7539 vectors");
+    assert!(!vs.is_empty());
+    let mut checked = 0;
+    for (name, mut d) in drivers() {
+        for v in vs {
+            d.set_key(&v.key).unwrap();
+            if v.fail {
+                let mut data = v.ciphertext.clone();
+                assert!(
+                    matches!(
+                        d.open(&v.nonce, &v.aad, &mut data, &v.tag),
+                        Err(Error::BadMessage)
+                    ),
+                    "{name}: {}",
+                    v.source
+                );
+                assert!(
+                    data.iter().all(|&b| b == 0),
+                    "{name}: {}: output not wiped",
+                    v.source
+                );
+                continue;
+            }
+            let mut data = v.plaintext.clone();
+            let mut tag = [0u8; 16];
+            d.seal(&v.nonce, &v.aad, &mut data, &mut tag).unwrap();
+            assert_eq!(data, v.ciphertext, "{name}: {}", v.source);
+            assert_eq!(tag.to_vec(), v.tag, "{name}: {}", v.source);
+            d.open(&v.nonce, &v.aad, &mut data, &v.tag).unwrap();
+            assert_eq!(data, v.plaintext, "{name}: {} open", v.source);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0 || drivers().is_empty());
+}
+
+#[test]
+fn matches_the_generic_template() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x7539);
+    for (name, mut d) in drivers() {
+        for (alen, tlen) in lengths(&mut rng) {
+            let mut key = [0u8; 32];
+            rng.fill_bytes(&mut key);
+            let nonce: [u8; 12] = rng.gen();
+            let mut aad = vec![0u8; alen];
+            rng.fill_bytes(&mut aad);
+            let mut pt = vec![0u8; tlen];
+            rng.fill_bytes(&mut pt);
+            d.set_key(&key).unwrap();
+            let r = reference(&key);
+            let mut want = pt.clone();
+            let mut want_tag = [0u8; 16];
+            r.seal(&nonce, &aad, &mut want, &mut want_tag).unwrap();
+            let what = format!("{name} alen={alen} tlen={tlen}");
+
+            let mut ct = pt.clone();
+            let mut tag = [0u8; 16];
+            d.seal(&nonce, &aad, &mut ct, &mut tag).unwrap();
+            assert_eq!((&ct, tag), (&want, want_tag), "{what} seal");
+
+            let mut ct2 = pt.clone();
+            let tag2 = streaming(&d, &nonce, &aad, &mut ct2, true, &mut rng);
+            assert_eq!((&ct2, tag2), (&want, want_tag), "{what} streaming encrypt");
+
+            let mut back = ct.clone();
+            d.open(&nonce, &aad, &mut back, &tag).unwrap();
+            assert_eq!(back, pt, "{what} open");
+            let mut back2 = ct.clone();
+            let tag3 = streaming(&d, &nonce, &aad, &mut back2, false, &mut rng);
+            assert_eq!((&back2, tag3), (&pt, want_tag), "{what} streaming decrypt");
+
+            // One flipped bit in the AAD, the text or the tag: BadMessage, buffer wiped.
+            let mut bad_aad = aad.clone();
+            let mut bad_ct = ct.clone();
+            let mut bad_tag = tag;
+            match rng.gen_range(0..3) {
+                0 if alen > 0 => bad_aad[rng.gen_range(0..alen)] ^= 1 << rng.gen_range(0..8),
+                1 if tlen > 0 => bad_ct[rng.gen_range(0..tlen)] ^= 1 << rng.gen_range(0..8),
+                _ => bad_tag[rng.gen_range(0..16)] ^= 1 << rng.gen_range(0..8),
+            }
+            let got = d.open(&nonce, &bad_aad, &mut bad_ct, &bad_tag);
+            assert!(
+                matches!(got, Err(Error::BadMessage)),
+                "{what} tampered: {got:?}"
+            );
+            assert!(
+                bad_ct.iter().all(|&b| b == 0),
+                "{what}: plaintext left after BadMessage"
+            );
+        }
+    }
+}
+
+#[test]
+fn refusals() {
+    for (name, mut d) in drivers() {
+        let mut data = vec![7u8; 10];
+        let mut tag = [0u8; 16];
+        assert!(
+            matches!(
+                d.seal(&[0; 12], &[], &mut data, &mut tag),
+                Err(Error::NoKey)
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(d.set_key(&[1; 31]), Err(Error::InvalidKeyLength { .. })),
+            "{name}"
+        );
+        d.set_key(&[1; 32]).unwrap();
+        assert!(matches!(
+            d.seal(&[0; 8], &[], &mut data, &mut tag),
+            Err(Error::InvalidIvLength { .. })
+        ));
+        assert!(matches!(
+            d.seal(&[0; 12], &[], &mut data, &mut tag[..12]),
+            Err(Error::InvalidAuthsize { .. })
+        ));
+        assert!(d.check_authsize(12).is_err() && d.check_authsize(16).is_ok());
+        assert_eq!(data, vec![7u8; 10], "{name}: a refused request wrote");
+        // Past block 2^32 - 1 of the nonce: refused at start, before any byte is written.
+        let mut st = AeadState::new();
+        let lens = AeadLens {
+            aad: 0,
+            text: ((1usize << 32) - 1) * 64 + 1,
+            authsize: 16,
+        };
+        assert!(
+            matches!(
+                d.start(&mut st, &[0; 12], lens),
+                Err(Error::InvalidLength { .. })
+            ),
+            "{name}"
+        );
+        let lens = AeadLens {
+            text: ((1usize << 32) - 1) * 64,
+            ..lens
+        };
+        d.start(&mut st, &[0; 12], lens).unwrap();
+    }
+}

@@ -1,0 +1,174 @@
+//! The radix-2^44 AVX-512 IFMA core of `poly1305-avx512ifma`: 8 blocks at once in zmm
+//! lanes, products from `vpmadd52luq` / `vpmadd52huq` (the low and high 52 bits of a
+//! 52 x 52-bit product, added to an accumulator), as OpenSSL's `poly1305-x86_64.pl` does
+//! on IFMA CPUs (technique only; this code is our own).
+//!
+//! Limbs are 44, 44 and 42 bits: `h = h0 + h1 2^44 + h2 2^88`. With `2^132 = 4 * 2^130`,
+//! `h * r mod p` is
+//!
+//! ```text
+//! d0 = h0 r0 + h1 (20 r2) + h2 (20 r1)
+//! d1 = h0 r1 + h1 r0      + h2 (20 r2)
+//! d2 = h0 r2 + h1 r1      + h2 r0
+//! ```
+//!
+//! each `d` a low part (sum of low 52 bits) and a high part of weight 2^52 = 2^8 * 2^44,
+//! which moves one limb up (shifted left by 8; from `d2` it wraps to `d0` times 20). The
+//! lane scheme (lane `j` takes blocks `j, j + 8, ...`, powers `r^8` in the loop and
+//! `r^(8-j)` at the end) is the radix-2^26 core's (`vec26`).
+
+use core::arch::x86_64::*;
+
+use super::scalar::{Acc, Fe44, M44};
+
+/// A field element with one zmm per radix-2^44 limb.
+type VFe = [__m512i; 3];
+
+/// `h * r` per lane (`s = 20 * r`), then one carry pass (limbs below 2^44 + 2^12).
+#[inline(always)]
+unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
+    // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller (entry contract).
+    unsafe {
+        let z = _mm512_setzero_si512();
+        // Two independent chains per limb (low and high halves) keep the multiply-add
+        // latency off the critical path.
+        let lo0 = _mm512_madd52lo_epu64(
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[0]), h[1], s[2]),
+            h[2],
+            s[1],
+        );
+        let hi0 = _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[0]), h[1], s[2]),
+            h[2],
+            s[1],
+        );
+        let lo1 = _mm512_madd52lo_epu64(
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[1]), h[1], r[0]),
+            h[2],
+            s[2],
+        );
+        let hi1 = _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[1]), h[1], r[0]),
+            h[2],
+            s[2],
+        );
+        let lo2 = _mm512_madd52lo_epu64(
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[2]), h[1], r[1]),
+            h[2],
+            r[0],
+        );
+        let hi2 = _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[2]), h[1], r[1]),
+            h[2],
+            r[0],
+        );
+        // High halves move one limb up (x 2^8); hi2 wraps to limb 0 times 20.
+        let w = _mm512_slli_epi64::<8>(hi2);
+        let d0 = _mm512_add_epi64(
+            lo0,
+            _mm512_add_epi64(_mm512_slli_epi64::<4>(w), _mm512_slli_epi64::<2>(w)),
+        );
+        let d1 = _mm512_add_epi64(lo1, _mm512_slli_epi64::<8>(hi0));
+        let d2 = _mm512_add_epi64(lo2, _mm512_slli_epi64::<8>(hi1));
+        carry(d0, d1, d2)
+    }
+}
+
+/// One carry pass: 0 -> 1 -> 2, the top's excess over 42 bits times 5 into 0, 0 -> 1.
+#[inline(always)]
+unsafe fn carry(d0: __m512i, d1: __m512i, d2: __m512i) -> VFe {
+    // SAFETY: AVX-512F is enabled in every caller.
+    unsafe {
+        let m44 = _mm512_set1_epi64(M44 as i64);
+        let m42 = _mm512_set1_epi64(((1u64 << 42) - 1) as i64);
+        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
+        let d0 = _mm512_and_si512(d0, m44);
+        let d2 = _mm512_add_epi64(d2, _mm512_srli_epi64::<44>(d1));
+        let d1 = _mm512_and_si512(d1, m44);
+        let c = _mm512_srli_epi64::<42>(d2);
+        let d2 = _mm512_and_si512(d2, m42);
+        let d0 = _mm512_add_epi64(d0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
+        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
+        let d0 = _mm512_and_si512(d0, m44);
+        [d0, d1, d2]
+    }
+}
+
+/// The powers `lane_pow[j]` in lane `j`, per limb, and 20 times them.
+#[inline(always)]
+unsafe fn power_vectors(lane_pow: &[Fe44; 8]) -> (VFe, VFe) {
+    let mut r = [[0u64; 8]; 3];
+    let mut s = [[0u64; 8]; 3];
+    for (j, p) in lane_pow.iter().enumerate() {
+        for i in 0..3 {
+            r[i][j] = p[i];
+            s[i][j] = p[i] * 20;
+        }
+    }
+    // SAFETY: each row is 64 readable bytes; AVX-512F is enabled in every caller.
+    let out = unsafe {
+        (
+            core::array::from_fn(|i| _mm512_loadu_si512(r[i].as_ptr().cast())),
+            core::array::from_fn(|i| _mm512_loadu_si512(s[i].as_ptr().cast())),
+        )
+    };
+    for row in r.iter_mut().chain(s.iter_mut()) {
+        zeroize::Zeroize::zeroize(row);
+    }
+    out
+}
+
+/// Loads 8 blocks (128 bytes) as radix-2^44 limbs, block `i` in lane `i`, with the
+/// 2^128 bit of each (2^40 in the top limb).
+#[inline(always)]
+unsafe fn load_limbs(p: *const u8) -> VFe {
+    // SAFETY: 128 readable bytes at `p` (caller); AVX-512F is enabled.
+    unsafe {
+        let a = _mm512_loadu_si512(p.cast());
+        let b = _mm512_loadu_si512(p.add(64).cast());
+        let lo = _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b);
+        let hi = _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), b);
+        let m44 = _mm512_set1_epi64(M44 as i64);
+        [
+            _mm512_and_si512(lo, m44),
+            _mm512_and_si512(
+                _mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)),
+                m44,
+            ),
+            _mm512_or_si512(_mm512_srli_epi64::<24>(hi), _mm512_set1_epi64(1 << 40)),
+        ]
+    }
+}
+
+/// Absorbs `groups * 8` full message blocks at `p` into `acc` (`groups >= 1`), `pow[k]`
+/// being `r^(k+1)` in radix 2^44.
+///
+/// # Safety
+/// `p` is readable for `128 * groups` bytes; the CPU has AVX-512F and AVX-512IFMA.
+#[inline(always)]
+pub(crate) unsafe fn blocks44(acc: &mut Acc, pow: &[Fe44; 8], mut p: *const u8, groups: usize) {
+    let r8 = [pow[7]; 8];
+    let lanes: [Fe44; 8] = core::array::from_fn(|j| pow[7 - j]);
+    // SAFETY: `p` is readable for `groups` steps of 128 bytes (caller); features are the
+    // caller's promise.
+    unsafe {
+        let (rv, sv) = power_vectors(&r8);
+        let mut h = load_limbs(p);
+        let h44 = acc.to_fe44();
+        for (i, limb) in h.iter_mut().enumerate() {
+            // The running sum enters lane 0 only.
+            *limb = _mm512_add_epi64(*limb, _mm512_maskz_set1_epi64(1, h44[i] as i64));
+        }
+        for _ in 1..groups {
+            p = p.add(128);
+            let m = load_limbs(p);
+            let prod = mul_reduce(&h, &rv, &sv);
+            h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
+        }
+        let (rl, sl) = power_vectors(&lanes);
+        let fin = mul_reduce(&h, &rl, &sl);
+        *acc = Acc::from_fe44(core::array::from_fn(|i| {
+            _mm512_reduce_add_epi64(fin[i]) as u64
+        }));
+    }
+}
