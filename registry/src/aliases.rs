@@ -25,8 +25,8 @@
 //! on [`Registry::apply_config`](crate::Registry::apply_config)) and to the driver of
 //! every runtime admin operation ([`Registry::admin`](crate::Registry::admin), which the
 //! control socket uses). They do not apply to allocation (`alloc_*` by driver name):
-//! code names drivers exactly. A name that is itself a registered driver is never
-//! treated as an alias.
+//! code names drivers exactly. No registered driver carries an alias's name (a test
+//! checks it), so an alias can never hide a driver.
 
 use crate::config::Config;
 

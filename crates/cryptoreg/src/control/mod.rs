@@ -48,9 +48,10 @@
 //! * The socket is bound with umask 077 inside a directory the service owns, mode 0700
 //!   (created if missing; an existing one must be owned by the service's user and not
 //!   writable by anyone else, or `serve` refuses). The socket is mode 0600.
-//! * With a read group ([`ServeOptions::read_group`]) the socket is chown'ed to that
-//!   group and made 0660, and the directory is given to the group with mode 0710
-//!   (traverse only, no listing): without the group's search bit on the directory its
+//! * With a read group
+//!   ([`ServeOptions::read_group`](ServeOptions#structfield.read_group)) the socket is
+//!   chown'ed to that group and made 0660, and the directory is given to the group with
+//!   mode 0710 (traverse only, no listing): without the group's search bit on the directory its
 //!   members could not reach the socket at all.
 //! * Every connection's peer credentials (`SO_PEERCRED`) decide: the service's own uid and
 //!   root may change things; members of the read group — decided from the peer uid's
@@ -124,7 +125,7 @@ impl Default for ServeOptions {
 }
 
 impl ServeOptions {
-    /// Sets [`ServeOptions::read_group`] by group name.
+    /// Sets [`ServeOptions::read_group`](ServeOptions#structfield.read_group) by group name.
     pub fn read_group_named(mut self, name: &str) -> Result<Self> {
         let group = nix::unistd::Group::from_name(name)
             .map_err(|e| Error::Config(format!("read group {name:?}: {e}")))?
@@ -133,7 +134,7 @@ impl ServeOptions {
         Ok(self)
     }
 
-    /// Sets [`ServeOptions::read_group`] by gid.
+    /// Sets [`ServeOptions::read_group`](ServeOptions#structfield.read_group) by gid.
     pub fn read_group(mut self, gid: u32) -> Self {
         self.read_group = Some(gid);
         self
