@@ -174,6 +174,9 @@ pub struct ConfigSource {
     pub origin: String,
     /// `([priority] key or disabled driver, 1-based line)`, in file order.
     pub lines: Vec<(String, usize)>,
+    /// The file it was read from ([`Config::from_file`]); `None` for text parsed in code
+    /// or the embedded defaults. A reload re-reads this file.
+    pub path: Option<std::path::PathBuf>,
 }
 
 impl ConfigSource {
@@ -216,6 +219,7 @@ impl ConfigSource {
         ConfigSource {
             origin: origin.to_string(),
             lines,
+            path: None,
         }
     }
 }
@@ -240,7 +244,11 @@ impl Config {
     /// Reads a file (at most [`MAX_CONFIG_BYTES`]).
     pub fn from_file(path: &Path) -> Result<Config> {
         let text = Config::read_text(path)?;
-        Config::parse(&text, &path.display().to_string())
+        let mut config = Config::parse(&text, &path.display().to_string())?;
+        if let Some(src) = config.source.as_mut() {
+            Arc::make_mut(src).path = Some(path.to_path_buf());
+        }
+        Ok(config)
     }
 
     /// The text of a configuration file, refused with [`Error::Config`] naming the file

@@ -2,28 +2,48 @@
 //! key schedule), is `Send + Sync`, and keeps working whatever happens to priorities in
 //! the registry afterwards.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
 use crate::host::HostFeatures;
+use crate::stats::{DriverStats, HandleCell};
 use crate::traits::{BlockCipherImpl, SkcipherImpl};
 use crate::walk::{walk_in_place, walk_to, Direction};
 
-/// Counts live handles of one registry entry; dropped with the handle.
-pub(crate) struct HandleGuard(Arc<AtomicUsize>);
+/// A registry handle's link to its entry: the handle's own counter cell (registered in
+/// the entry's [`DriverStats`], folded in on drop) and the generation it was resolved
+/// under.
+pub(crate) struct HandleGuard {
+    stats: Arc<DriverStats>,
+    cell: Arc<HandleCell>,
+    id: u64,
+    generation: u64,
+    current: Arc<AtomicU64>,
+}
 
 impl HandleGuard {
-    pub(crate) fn new(count: &Arc<AtomicUsize>) -> HandleGuard {
-        count.fetch_add(1, Ordering::Relaxed);
-        HandleGuard(Arc::clone(count))
+    pub(crate) fn new(
+        stats: &Arc<DriverStats>,
+        generation: u64,
+        current: &Arc<AtomicU64>,
+    ) -> HandleGuard {
+        let cell = Arc::new(HandleCell::default());
+        let id = stats.register(&cell);
+        HandleGuard {
+            stats: Arc::clone(stats),
+            cell,
+            id,
+            generation,
+            current: Arc::clone(current),
+        }
     }
 }
 
 impl Drop for HandleGuard {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.stats.retire(self.id);
     }
 }
 
@@ -31,10 +51,23 @@ impl Drop for HandleGuard {
 struct Common {
     info: Arc<DriverInfo>,
     keyed: bool,
-    _guard: Option<HandleGuard>,
+    guard: Option<HandleGuard>,
 }
 
 impl Common {
+    /// Counts one request on this handle's own cell (nothing for handles built outside
+    /// the registry).
+    #[inline(always)]
+    fn count(&self, bytes: usize) {
+        if let Some(g) = &self.guard {
+            g.cell.count(bytes);
+        }
+    }
+
+    fn cell(&self) -> Option<Arc<HandleCell>> {
+        self.guard.as_ref().map(|g| Arc::clone(&g.cell))
+    }
+
     fn check_key_range(&self, key: &[u8]) -> Result<()> {
         if key.len() < self.info.sizes().min_key || key.len() > self.info.sizes().max_key {
             return Err(Error::InvalidKeyLength {
@@ -72,6 +105,20 @@ macro_rules! handle_accessors {
         /// The full description of the driver.
         pub fn info(&self) -> &DriverInfo {
             &self.common.info
+        }
+        /// The registry generation this handle was resolved under (0 for a handle built
+        /// with `from_info`, outside the registry). See [`Self::is_current`].
+        pub fn generation(&self) -> u64 {
+            self.common.guard.as_ref().map_or(0, |g| g.generation)
+        }
+        /// Whether no priority, disable or enable change has happened in the registry
+        /// since this handle was allocated: `false` means a new allocation *may* get
+        /// another driver. The handle keeps working either way; re-allocate when you
+        /// choose. One atomic load; always `false` for a handle built with `from_info`.
+        pub fn is_current(&self) -> bool {
+            self.common.guard.as_ref().is_some_and(|g| {
+                g.current.load(std::sync::atomic::Ordering::Acquire) == g.generation
+            })
         }
     };
 }
@@ -117,7 +164,7 @@ impl Cipher {
             common: Common {
                 info,
                 keyed: false,
-                _guard: guard,
+                guard,
             },
         })
     }
@@ -149,6 +196,7 @@ impl Cipher {
     /// Encrypts whole blocks in place.
     pub fn encrypt_blocks(&self, data: &mut [u8]) -> Result<()> {
         self.check_blocks(data)?;
+        self.common.count(data.len());
         self.imp.encrypt_blocks(data);
         Ok(())
     }
@@ -156,6 +204,7 @@ impl Cipher {
     /// Decrypts whole blocks in place.
     pub fn decrypt_blocks(&self, data: &mut [u8]) -> Result<()> {
         self.check_blocks(data)?;
+        self.common.count(data.len());
         self.imp.decrypt_blocks(data);
         Ok(())
     }
@@ -186,7 +235,7 @@ impl Skcipher {
             common: Common {
                 info,
                 keyed: false,
-                _guard: guard,
+                guard,
             },
         })
     }
@@ -210,12 +259,14 @@ impl Skcipher {
     /// Encrypts one contiguous buffer in place: the common path, with no walker.
     pub fn encrypt_in_place(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         self.common.check_iv(iv)?;
+        self.common.count(data.len());
         self.imp.encrypt(iv, data)
     }
 
     /// Decrypts one contiguous buffer in place.
     pub fn decrypt_in_place(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         self.common.check_iv(iv)?;
+        self.common.count(data.len());
         self.imp.decrypt(iv, data)
     }
 
@@ -243,6 +294,7 @@ impl Skcipher {
     /// Either direction over in-place segments.
     pub fn crypt_segments(&self, dir: Direction, iv: &[u8], segs: &mut [&mut [u8]]) -> Result<()> {
         self.common.check_iv(iv)?;
+        self.common.count(segs.iter().map(|s| s.len()).sum());
         if let [one] = segs {
             return match dir {
                 Direction::Encrypt => self.imp.encrypt(iv, one),
@@ -263,6 +315,7 @@ impl Skcipher {
         dst: &mut [&mut [u8]],
     ) -> Result<()> {
         self.common.check_iv(iv)?;
+        self.common.count(src.iter().map(|s| s.len()).sum());
         if let ([s], [d]) = (src, &mut *dst) {
             if s.len() == d.len() {
                 // The common out-of-place case: one buffer each, no walker.

@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 mod alg;
+pub mod aliases;
 mod config;
 mod cpu;
 mod error;
@@ -38,6 +39,7 @@ pub mod names;
 mod policy;
 mod registry;
 mod selftest_api;
+mod stats;
 mod test_host;
 mod traits;
 pub mod walk;
@@ -55,7 +57,8 @@ pub use host::HostFeatures;
 pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
-    BootOptions, Candidate, DriverReport, Explanation, ListEntry, Registry, SelftestReport,
+    AdminOp, BootOptions, Candidate, Change, ChangeEffect, DriverReport, DriverStatsReport,
+    Explanation, ListEntry, Registry, SelftestReport,
 };
 pub use selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
 pub use traits::{

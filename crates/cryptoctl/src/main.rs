@@ -9,6 +9,11 @@
 //! file given with `--config`; the runtime API for the same thing is the library's
 //! `Registry::set_priority`.
 //!
+//! With `--socket PATH`, `list`, `explain`, `selftest` (the boot report), `stats`,
+//! `set-priority`, `clear-priority`, `disable`, `enable` and `reload` run against a live
+//! process's control socket (`cryptoreg::control`) instead: the same text and JSON
+//! output as offline, and changes go to the live registry, not to a file.
+//!
 //! Output is for people by default and JSON with `--json`. Exit codes: 0 success, 1 a
 //! runtime failure (boot aborted by a failed self-test, a driver that cannot run here),
 //! 2 a usage or configuration error (bad flag, unknown preset or driver, bad config file).
@@ -50,6 +55,12 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
 
+    /// Run the command against a live process's control socket (`list`, `explain`,
+    /// `selftest`, `stats`, `set-priority`, `clear-priority`, `disable`, `enable`,
+    /// `reload`).
+    #[arg(long, global = true, value_name = "PATH")]
+    socket: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -90,6 +101,16 @@ enum Command {
         /// Driver name.
         driver: String,
     },
+    /// Per-driver counters: allocations, live handles, requests, bytes, self-test time.
+    Stats,
+    /// Remove a runtime priority override in the live process (needs --socket).
+    ClearPriority {
+        /// Driver name.
+        driver: String,
+    },
+    /// Make the live process re-read its configuration file, or the --config file given,
+    /// and apply what can change while running (needs --socket).
+    Reload,
 }
 
 fn run(cli: Cli) -> Result<String, CliError> {
@@ -97,7 +118,36 @@ fn run(cli: Cli) -> Result<String, CliError> {
         config_path: cli.config,
         cpu: cli.cpu,
         json: cli.json,
+        socket: cli.socket,
     };
+    if let Some(path) = g.socket.clone() {
+        use cryptoreg::control::Request;
+        match &cli.command {
+            Command::SetPriority { driver, priority } => {
+                let req = Request::new("set-priority")
+                    .driver(driver)
+                    .priority(*priority);
+                return cmd::live::change(&g, &path, req);
+            }
+            Command::Disable { driver } => {
+                return cmd::live::change(&g, &path, Request::new("disable").driver(driver))
+            }
+            Command::Enable { driver } => {
+                return cmd::live::change(&g, &path, Request::new("enable").driver(driver))
+            }
+            Command::ClearPriority { driver } => {
+                let req = Request::new("clear-priority").driver(driver);
+                return cmd::live::change(&g, &path, req);
+            }
+            Command::Reload => return cmd::live::reload(&g, &path),
+            Command::Cpu | Command::Speed(_) => {
+                return Err(CliError::Usage(
+                    "cpu and speed describe this process and machine; drop --socket".to_string(),
+                ))
+            }
+            _ => {}
+        }
+    }
     match cli.command {
         Command::List { proc } => cmd::list::run(&g, proc),
         Command::Explain { name } => cmd::explain::run(&g, &name),
@@ -113,6 +163,10 @@ fn run(cli: Cli) -> Result<String, CliError> {
         Command::Enable { driver } => {
             cmd::config_edit::run(&g, cmd::config_edit::Edit::Enable(driver))
         }
+        Command::Stats => cmd::live::stats(&g),
+        Command::ClearPriority { .. } | Command::Reload => Err(CliError::Usage(
+            "clear-priority and reload change a live process: give --socket PATH".to_string(),
+        )),
     }
 }
 

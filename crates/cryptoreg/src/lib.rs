@@ -11,6 +11,7 @@
 //! so that it packages; `cargo xtask ci` fails unless the two are identical, and
 //! `cargo xtask sync` rewrites the copy.)
 #![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
 
 use std::sync::Arc;
 
@@ -20,9 +21,13 @@ use once_cell::sync::OnceCell;
 // driver into any binary that uses the facade.
 use cryptoreg_algos as _;
 
+#[cfg(unix)]
+pub mod control;
+
 // The user's API, as the kernel's `include/crypto/skcipher.h`: boot, the registry, the
 // handles, configuration, the CPU identity, errors and reports. Nothing a driver author
 // needs (records, constructors, traits, the walker) is at the root: that is `driver`.
+pub use cryptoreg_registry::{aliases, AdminOp, Change, ChangeEffect, DriverStatsReport};
 pub use cryptoreg_registry::{
     Aead, AlgType, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, ListEntry,

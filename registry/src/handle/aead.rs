@@ -52,7 +52,7 @@ impl Aead {
             common: Common {
                 info,
                 keyed: false,
-                _guard: guard,
+                guard,
             },
         })
     }
@@ -112,6 +112,7 @@ impl Aead {
     /// no walker.
     pub fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
         self.check(nonce, tag.len())?;
+        self.common.count(aad.len() + data.len());
         self.imp.seal(nonce, aad, data, tag)
     }
 
@@ -119,6 +120,7 @@ impl Aead {
     /// is wiped and the error is [`Error::BadMessage`].
     pub fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check(nonce, tag.len())?;
+        self.common.count(aad.len() + data.len());
         let r = self.imp.open(nonce, aad, data, tag);
         if r.as_ref().is_err_and(may_have_written) {
             data.zeroize();
@@ -135,6 +137,7 @@ impl Aead {
         tag: &mut [u8],
     ) -> Result<()> {
         self.check(nonce, tag.len())?;
+        self.common.count(total_len_ro(aad) + total_len(data));
         match (aad, &mut *data) {
             ([], [one]) => return self.imp.seal(nonce, &[], one, tag),
             ([a], [one]) => return self.imp.seal(nonce, a, one, tag),
@@ -163,6 +166,7 @@ impl Aead {
         tag: &[u8],
     ) -> Result<()> {
         self.check(nonce, tag.len())?;
+        self.common.count(total_len_ro(aad) + total_len(data));
         let r = match (aad, &mut *data) {
             ([], [one]) => self.imp.open(nonce, &[], one, tag),
             ([a], [one]) => self.imp.open(nonce, a, one, tag),
@@ -196,6 +200,7 @@ impl Aead {
         tag: &mut [u8],
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
+        self.common.count(total_len_ro(aad) + len);
         aead_walk(
             self.imp.as_ref(),
             Direction::Encrypt,
@@ -218,6 +223,7 @@ impl Aead {
         tag: &[u8],
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
+        self.common.count(total_len_ro(aad) + len);
         let r = aead_walk(
             self.imp.as_ref(),
             Direction::Decrypt,

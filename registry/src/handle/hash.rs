@@ -16,6 +16,7 @@ use super::{wrong_type, Common, HandleGuard};
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
 use crate::host::HostFeatures;
+use crate::stats::HandleCell;
 use crate::traits::{HashImpl, HashState};
 
 /// First bytes of every exported hash state.
@@ -68,7 +69,7 @@ impl Hash {
             common: Common {
                 keyed: info.sizes().max_key == 0,
                 info,
-                _guard: guard,
+                guard,
             },
         })
     }
@@ -116,6 +117,7 @@ impl Hash {
             state: self.imp.init(),
             out_size: self.digest_size(),
             fingerprint: fingerprint(self.driver_name()),
+            cell: self.common.cell(),
         })
     }
 
@@ -124,6 +126,7 @@ impl Hash {
     pub fn digest(&self, data: &[u8], out: &mut [u8]) -> Result<()> {
         self.ready()?;
         check_out(out, self.digest_size())?;
+        self.common.count(data.len());
         self.imp.digest(data, out);
         Ok(())
     }
@@ -155,6 +158,9 @@ pub struct HashRequest {
     state: Box<dyn HashState>,
     out_size: usize,
     fingerprint: u64,
+    /// The handle's counter cell: one request per computation (counted when it ends),
+    /// bytes per update.
+    cell: Option<Arc<HandleCell>>,
 }
 
 impl std::fmt::Debug for HashRequest {
@@ -166,6 +172,7 @@ impl std::fmt::Debug for HashRequest {
 impl HashRequest {
     /// Absorbs more data.
     pub fn update(&mut self, data: &[u8]) {
+        self.count_bytes(data.len());
         self.state.update(data);
     }
 
@@ -173,6 +180,9 @@ impl HashRequest {
     /// length is refused before anything is written, and ends the computation too.
     pub fn finalize(self, out: &mut [u8]) -> Result<()> {
         check_out(out, self.out_size)?;
+        if let Some(c) = &self.cell {
+            c.count(0);
+        }
         self.state.finalize(out);
         Ok(())
     }
@@ -180,8 +190,17 @@ impl HashRequest {
     /// `update(data)` then `finalize(out)`, in one driver call (`finup`).
     pub fn finup(self, data: &[u8], out: &mut [u8]) -> Result<()> {
         check_out(out, self.out_size)?;
+        if let Some(c) = &self.cell {
+            c.count(data.len());
+        }
         self.state.finup(data, out);
         Ok(())
+    }
+
+    fn count_bytes(&self, bytes: usize) {
+        if let Some(c) = &self.cell {
+            c.count_bytes(bytes);
+        }
     }
 
     /// The running state, for [`Hash::import`] on a handle of the same driver.

@@ -31,8 +31,9 @@ impl Registry {
     /// Collects every submitted driver and template, applies the CPU policy and the
     /// configuration, and runs the self-tests the configuration asks for (in parallel
     /// threads). With `on_failure = "abort"` a failure fails the boot.
-    pub fn boot(opts: BootOptions) -> Result<Registry> {
+    pub fn boot(mut opts: BootOptions) -> Result<Registry> {
         let start = Instant::now();
+        opts.config = crate::aliases::normalize_config(&opts.config);
         let masked = opts.config.masked_features()?;
         let native = CpuInfo::native();
         let host = native.features.minus(masked);
@@ -77,6 +78,8 @@ impl Registry {
             &templates,
         )?;
 
+        inner.config_priority = opts.config.priority.clone();
+        inner.config_disabled = opts.config.disable.drivers.iter().cloned().collect();
         let mut reg = Registry {
             cpu,
             host,
@@ -90,9 +93,12 @@ impl Registry {
             inner: Mutex::new(inner),
             tested: Condvar::new(),
             boot_elapsed: Duration::ZERO,
+            published_generation: Default::default(),
         };
+        reg.log_policy();
         reg.test_all();
         reg.boot_elapsed = start.elapsed();
+        reg.log_boot_summary();
         if reg.config.selftest.on_failure == OnFailure::Abort {
             let inner = reg.inner.lock();
             if let Some(e) = inner
@@ -107,6 +113,58 @@ impl Registry {
             }
         }
         Ok(reg)
+    }
+
+    /// One event per CPU-policy demotion (a zmm driver on a downclocking model).
+    fn log_policy(&self) {
+        let inner = self.inner.lock();
+        let model = self.policy_rows.first().map_or("", |r| r.name.as_str());
+        for e in inner.entries.values() {
+            if let Some(p) = self.policy_priority(&e.info) {
+                tracing::info!(
+                    target: "cryptoreg::policy",
+                    driver = e.info.driver(),
+                    model,
+                    base = e.info.base_priority(),
+                    priority = p,
+                    "zmm driver demoted on this CPU model ({model}): {} -> {p}",
+                    e.info.base_priority()
+                );
+            }
+        }
+    }
+
+    /// The boot summary: how many drivers passed, failed, were left untested or are
+    /// unsupported here, the mode, the seed and the time it took.
+    fn log_boot_summary(&self) {
+        let inner = self.inner.lock();
+        let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+        for e in inner.entries.values() {
+            *counts.entry(self.state_name(&inner, e)).or_default() += 1;
+        }
+        let count = |k: &str| counts.get(k).copied().unwrap_or(0);
+        tracing::info!(
+            target: "cryptoreg::boot",
+            cpu = %self.cpu.source,
+            mode = ?self.config.selftest.mode,
+            seed = %format_args!("{:#x}", self.seed),
+            drivers = inner.entries.len(),
+            passed = count("passed"),
+            failed = count("failed"),
+            untested = count("untested"),
+            unsupported = count("unsupported"),
+            disabled = count("disabled"),
+            elapsed_ms = self.boot_elapsed.as_millis() as u64,
+            "registry booted: {} drivers, {} passed, {} failed, {} untested, {} unsupported, \
+             {} disabled in {} ms",
+            inner.entries.len(),
+            count("passed"),
+            count("failed"),
+            count("untested"),
+            count("unsupported"),
+            count("disabled"),
+            self.boot_elapsed.as_millis()
+        );
     }
 
     /// Tests every testable concrete driver, `available_parallelism` at a time.

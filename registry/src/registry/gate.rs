@@ -54,6 +54,7 @@ impl Registry {
                     } else {
                         TestState::Failed
                     };
+                    log_verdict(driver, state, &outcome);
                     if info.is_instance() && state != TestState::Blocked {
                         inner
                             .instance_results
@@ -116,6 +117,15 @@ impl Registry {
         let strong_enough = !params.replay
             && params.mode == SelftestMode::Full
             && params.iterations >= self.config.selftest.fuzz_iterations;
+        log_verdict(
+            driver,
+            if outcome.passed() {
+                TestState::Passed
+            } else {
+                TestState::Failed
+            },
+            &outcome,
+        );
         let mut inner = self.inner.lock();
         let next = if outcome.passed() {
             strong_enough.then_some(TestState::Passed)
@@ -142,5 +152,38 @@ impl Registry {
         }
         self.tested.notify_all();
         Ok(outcome)
+    }
+}
+
+/// Logs a self-test verdict: each failure as an error event with its replayable line
+/// (`cryptoctl selftest --driver D --seed S` replays it), a driver left untested for want
+/// of its reference as a warning, a pass at debug level.
+fn log_verdict(driver: &str, state: TestState, outcome: &TestOutcome) {
+    match state {
+        TestState::Failed => {
+            for line in &outcome.failures {
+                tracing::error!(
+                    target: "cryptoreg::selftest",
+                    driver,
+                    replay = %line,
+                    "self-test failed, driver excluded: {line}"
+                );
+            }
+            if outcome.failures.is_empty() {
+                tracing::error!(target: "cryptoreg::selftest", driver, "self-test failed");
+            }
+        }
+        TestState::Blocked => tracing::warn!(
+            target: "cryptoreg::selftest",
+            driver,
+            reference = outcome.reference_unavailable.as_deref().unwrap_or("?"),
+            "driver left untested: its generic reference is unavailable"
+        ),
+        _ => tracing::debug!(
+            target: "cryptoreg::selftest",
+            driver,
+            tests = outcome.tests,
+            "self-test passed"
+        ),
     }
 }

@@ -12,18 +12,21 @@
 //! * `gate` — running a driver's self-test and recording what it means;
 //! * `resolve` — choosing the driver for a name, instantiating templates, handing out
 //!   handles;
-//! * `admin` — the runtime priority and enable/disable API;
+//! * `admin` — the runtime priority and enable/disable API, and the generation number
+//!   every such change advances;
+//! * `reload` — applying a new configuration at run time, and `prepare`;
 //! * `report` — listings, `explain` and the self-test report.
 
 mod admin;
 mod boot;
 mod budget;
 mod gate;
+mod reload;
 mod report;
 mod resolve;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,8 +40,12 @@ use crate::features::Features;
 use crate::host::HostFeatures;
 use crate::policy::{ModelRow, ZMM_DEMOTED_PRIORITY};
 use crate::selftest_api::{SelfTester, TestOutcome};
+use crate::stats::DriverStats;
 
-pub use report::{Candidate, DriverReport, Explanation, ListEntry, SelftestReport};
+pub use admin::{AdminOp, Change, ChangeEffect};
+pub use report::{
+    Candidate, DriverReport, DriverStatsReport, Explanation, ListEntry, SelftestReport,
+};
 
 /// How to boot a registry.
 pub struct BootOptions {
@@ -71,7 +78,7 @@ struct Entry {
     state: TestState,
     outcome: TestOutcome,
     elapsed: Duration,
-    handles: Arc<AtomicUsize>,
+    stats: Arc<DriverStats>,
 }
 
 #[derive(Default)]
@@ -79,6 +86,12 @@ struct Inner {
     entries: BTreeMap<String, Entry>,
     runtime_priority: HashMap<String, u32>,
     runtime_disabled: HashMap<String, bool>,
+    /// The configuration layer of priorities (`[priority]`), replaced by
+    /// [`Registry::apply_config`].
+    config_priority: BTreeMap<String, u32>,
+    /// The configuration layer of disabled drivers (`[disable] drivers`), replaced by
+    /// [`Registry::apply_config`].
+    config_disabled: BTreeSet<String>,
     cache: HashMap<String, String>,
     /// Bumped by every change that can alter a choice (priority, enable/disable, a
     /// re-test): an instance built over children chosen under an older generation is
@@ -116,6 +129,9 @@ pub struct Registry {
     inner: Mutex<Inner>,
     tested: Condvar,
     boot_elapsed: Duration,
+    /// `Inner::generation`, published for lock-free reads by [`Registry::generation`]
+    /// and by handles' `is_current` (shared with every handle the registry hands out).
+    published_generation: Arc<AtomicU64>,
 }
 
 impl Registry {
@@ -124,7 +140,7 @@ impl Registry {
             .runtime_disabled
             .get(driver)
             .copied()
-            .unwrap_or_else(|| self.config.disable.drivers.iter().any(|d| d == driver))
+            .unwrap_or_else(|| inner.config_disabled.contains(driver))
     }
 
     /// The CPU policy's priority for a driver, if the policy applies.
@@ -138,7 +154,7 @@ impl Registry {
             .runtime_priority
             .get(info.driver())
             .copied()
-            .or_else(|| self.config.priority.get(info.driver()).copied())
+            .or_else(|| inner.config_priority.get(info.driver()).copied())
             .or_else(|| self.policy_priority(info))
             .unwrap_or(info.base_priority())
     }
@@ -240,7 +256,9 @@ impl Registry {
         &self.policy_rows
     }
 
-    /// The configuration in force.
+    /// The configuration the registry was booted with. Its `[priority]` and `[disable]`
+    /// sections are the boot's; after [`Registry::apply_config`] the layer in force is
+    /// [`Registry::current_config`].
     pub fn config(&self) -> &Config {
         &self.config
     }
@@ -263,7 +281,7 @@ impl Entry {
             state: TestState::Untested,
             outcome: TestOutcome::default(),
             elapsed: Duration::ZERO,
-            handles: Arc::new(AtomicUsize::new(0)),
+            stats: Arc::default(),
         }
     }
 }

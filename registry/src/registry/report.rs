@@ -1,15 +1,17 @@
 //! Reports: listings (`cryptoctl list`, a `/proc/crypto` text), `explain` and the boot's
 //! self-test report. Data first (serializable), text on top.
 
-use std::sync::atomic::Ordering;
-
 use crate::config::SelftestMode;
 use crate::policy::ZMM_DEMOTED_PRIORITY;
 
 use super::{Entry, Inner, Registry, TestState};
 
+/// A word of a fixed vocabulary (a state, a type, a feature name). An alias so that
+/// serde's derive does not take the fields for strings borrowed from the input.
+type Word = &'static str;
+
 /// One driver in a listing (`cryptoctl list`, `/proc/crypto`).
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ListEntry {
     /// Algorithm name.
@@ -18,19 +20,23 @@ pub struct ListEntry {
     pub driver: String,
     /// `cipher`, `skcipher`, `aead` or `hash`.
     #[serde(rename = "type")]
-    pub alg_type: &'static str,
+    #[serde(deserialize_with = "wire::alg_type")]
+    pub alg_type: Word,
     /// Effective priority.
     pub priority: u32,
     /// Base priority.
     pub base_priority: u32,
     /// `passed`, `failed`, `unsupported`, `untested`, `testing` or `disabled`.
-    pub state: &'static str,
+    #[serde(deserialize_with = "wire::state")]
+    pub state: Word,
     /// Uses 512-bit registers.
     pub uses_zmm: bool,
     /// Required feature names.
-    pub requires: Vec<&'static str>,
+    #[serde(deserialize_with = "wire::features")]
+    pub requires: Vec<Word>,
     /// Features the (possibly simulated) CPU lacks.
-    pub missing: Vec<&'static str>,
+    #[serde(deserialize_with = "wire::features")]
+    pub missing: Vec<Word>,
     /// Live handles.
     pub refcnt: usize,
     /// Template instance (built on demand) rather than a concrete driver.
@@ -43,8 +49,117 @@ pub struct ListEntry {
     pub selftest_ms: f64,
 }
 
+/// One driver's counters (`stats` on the control socket). Requests and bytes are summed
+/// over the driver's live handles and the handles already dropped; see the registry's
+/// counting notes on [`Registry::stats`].
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct DriverStatsReport {
+    /// Driver name.
+    pub driver: String,
+    /// Algorithm name.
+    pub name: String,
+    /// Handles allocated since boot (since the instance was built, for a template
+    /// instance: an invalidation that drops it starts its counts afresh).
+    pub allocations: u64,
+    /// Live handles.
+    pub refcnt: usize,
+    /// Requests processed.
+    pub requests: u64,
+    /// Bytes processed (text and AAD for AEADs, data for hashes).
+    pub bytes: u64,
+    /// Self-test state, as in [`ListEntry::state`].
+    pub state: String,
+    /// Self-test wall time in milliseconds.
+    pub selftest_ms: f64,
+}
+
+/// Deserialization of the fixed vocabularies (states, types, modes, feature names) back
+/// into the `&'static str`s the report types carry, so a report read from a live
+/// process's control socket is the same type as one built here. An unknown word is an
+/// error, never a leaked string.
+mod wire {
+    use serde::de::{Deserializer, Error};
+    use serde::Deserialize;
+
+    fn one_of<'de, D: Deserializer<'de>>(
+        d: D,
+        words: &[&'static str],
+        what: &str,
+    ) -> Result<&'static str, D::Error> {
+        let s = String::deserialize(d)?;
+        words
+            .iter()
+            .find(|w| **w == s)
+            .copied()
+            .ok_or_else(|| D::Error::custom(format!("unknown {what} {s:?}")))
+    }
+
+    pub(super) fn state<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        one_of(
+            d,
+            &[
+                "passed",
+                "failed",
+                "unsupported",
+                "untested",
+                "testing",
+                "disabled",
+            ],
+            "state",
+        )
+    }
+
+    pub(super) fn alg_type<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        one_of(d, &["cipher", "skcipher", "aead", "hash"], "type")
+    }
+
+    pub(super) fn mode<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        one_of(d, &["off", "kat", "full"], "self-test mode")
+    }
+
+    pub(super) fn features<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|n| {
+                crate::features::Feature::from_name(n)
+                    .map(|f| f.name())
+                    .ok_or_else(|| D::Error::custom(format!("unknown feature {n:?}")))
+            })
+            .collect()
+    }
+}
+
+impl ListEntry {
+    /// The `/proc/crypto`-style text of a listing (also for a listing fetched from a
+    /// live process's control socket).
+    pub fn proc_crypto(entries: &[ListEntry]) -> String {
+        let mut s = String::new();
+        for e in entries {
+            let module = if e.instance {
+                "template"
+            } else {
+                "cryptoreg-algos"
+            };
+            s.push_str(&format!(
+                "name         : {}\ndriver       : {}\nmodule       : {}\npriority     : {}\nrefcnt       : {}\nselftest     : {}\ntype         : {}\nuses_zmm     : {}\nrequires     : {}\n\n",
+                e.name,
+                e.driver,
+                module,
+                e.priority,
+                e.refcnt,
+                e.state,
+                e.alg_type,
+                if e.uses_zmm { "yes" } else { "no" },
+                e.requires.join(" "),
+            ));
+        }
+        s
+    }
+}
+
 /// One candidate in an [`Explanation`].
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Candidate {
     /// Driver name.
@@ -57,13 +172,14 @@ pub struct Candidate {
     /// Base priority.
     pub base_priority: u32,
     /// State, as in [`ListEntry::state`].
-    pub state: &'static str,
+    #[serde(deserialize_with = "wire::state")]
+    pub state: Word,
     /// Why it was or was not chosen, in words.
     pub verdict: String,
 }
 
 /// The answer of [`Registry::explain`]: every candidate for a name and its verdict.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Explanation {
     /// The name asked about.
@@ -78,13 +194,14 @@ pub struct Explanation {
 }
 
 /// The boot's self-test report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct SelftestReport {
     /// Wall time of the boot's self-tests.
     pub elapsed_ms: f64,
     /// Mode used.
-    pub mode: &'static str,
+    #[serde(deserialize_with = "wire::mode")]
+    pub mode: Word,
     /// Base seed of the randomized tests.
     pub seed: String,
     /// One row per driver.
@@ -95,13 +212,14 @@ pub struct SelftestReport {
 }
 
 /// One driver's row in a [`SelftestReport`].
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct DriverReport {
     /// Driver name.
     pub driver: String,
     /// State, as in [`ListEntry::state`].
-    pub state: &'static str,
+    #[serde(deserialize_with = "wire::state")]
+    pub state: Word,
     /// Checks run.
     pub tests: usize,
     /// Replayable failure lines.
@@ -120,12 +238,38 @@ impl Registry {
             uses_zmm: e.info.uses_zmm(),
             requires: e.info.requires().names(),
             missing: e.info.requires().minus(self.cpu.features).names(),
-            refcnt: e.handles.load(Ordering::Relaxed),
+            refcnt: e.stats.read().live,
             instance: e.info.is_instance(),
             tests: e.outcome.tests,
             failures: e.outcome.failures.clone(),
             selftest_ms: e.elapsed.as_secs_f64() * 1e3,
         }
+    }
+
+    /// Every entry's counters, sorted by driver name: allocations, live handles, requests
+    /// and bytes, self-test state and time. Requests are counted per handle, in a cell
+    /// only that handle writes, and summed here (no shared atomic on the request path);
+    /// counts are exact for a handle used by one thread at a time and may miss racing
+    /// increments on a handle shared by threads at once.
+    pub fn stats(&self) -> Vec<DriverStatsReport> {
+        let inner = self.inner.lock();
+        inner
+            .entries
+            .values()
+            .map(|e| {
+                let c = e.stats.read();
+                DriverStatsReport {
+                    driver: e.info.driver().to_string(),
+                    name: e.info.name().to_string(),
+                    allocations: c.allocations,
+                    refcnt: c.live,
+                    requests: c.requests,
+                    bytes: c.bytes,
+                    state: self.state_name(&inner, e).to_string(),
+                    selftest_ms: e.elapsed.as_secs_f64() * 1e3,
+                }
+            })
+            .collect()
     }
 
     /// Every entry, sorted by algorithm name, then priority (highest first), then driver.
@@ -147,27 +291,7 @@ impl Registry {
 
     /// A `/proc/crypto`-style text listing.
     pub fn proc_crypto(&self) -> String {
-        let mut s = String::new();
-        for e in self.list() {
-            let module = if e.instance {
-                "template"
-            } else {
-                "cryptoreg-algos"
-            };
-            s.push_str(&format!(
-                "name         : {}\ndriver       : {}\nmodule       : {}\npriority     : {}\nrefcnt       : {}\nselftest     : {}\ntype         : {}\nuses_zmm     : {}\nrequires     : {}\n\n",
-                e.name,
-                e.driver,
-                module,
-                e.priority,
-                e.refcnt,
-                e.state,
-                e.alg_type,
-                if e.uses_zmm { "yes" } else { "no" },
-                e.requires.join(" "),
-            ));
-        }
-        s
+        ListEntry::proc_crypto(&self.list())
     }
 
     /// Every candidate for `name` and why it was or was not chosen. May instantiate

@@ -8,7 +8,6 @@
 //! locks, and a resolution must never fail because of that.
 
 use std::cmp::Ordering as CmpOrdering;
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use crate::alg::{Child, DriverInfo};
@@ -16,23 +15,27 @@ use crate::error::{Error, Result};
 use crate::features::Features;
 use crate::handle::{Aead, Cipher, HandleGuard, Hash, Skcipher};
 use crate::names::parse_template_call;
+use crate::stats::DriverStats;
 
 use super::{Eligibility, Entry, Inner, Registry};
 
 /// Most names the resolution cache keeps before it starts afresh.
 const MAX_CACHED_NAMES: usize = 1024;
 
-/// What a resolution hands back: the entry's description and its live-handle counter.
+/// What a resolution hands back: the entry's description, its counters and the
+/// generation the choice was made under.
 pub(super) struct Chosen {
     pub(super) info: Arc<DriverInfo>,
-    pub(super) handles: Arc<AtomicUsize>,
+    pub(super) stats: Arc<DriverStats>,
+    pub(super) generation: u64,
 }
 
 impl Chosen {
-    fn of(e: &Entry) -> Chosen {
+    fn of(e: &Entry, generation: u64) -> Chosen {
         Chosen {
             info: Arc::clone(&e.info),
-            handles: Arc::clone(&e.handles),
+            stats: Arc::clone(&e.stats),
+            generation,
         }
     }
 }
@@ -133,7 +136,7 @@ impl Registry {
         let key = inner.cache.get(name)?;
         if let Some(e) = inner.entries.get(key) {
             if let Eligibility::Usable = self.eligibility(inner, e) {
-                return Some(Chosen::of(e));
+                return Some(Chosen::of(e, inner.generation));
             }
         }
         inner.cache.remove(name);
@@ -155,7 +158,7 @@ impl Registry {
                 // An exact driver name wins outright, whatever its priority.
                 if let Some(e) = inner.entries.get(name) {
                     match self.eligibility(&inner, e) {
-                        Eligibility::Usable => return Ok(Chosen::of(e)),
+                        Eligibility::Usable => return Ok(Chosen::of(e, inner.generation)),
                         Eligibility::Refused(err) => return Err(err),
                         Eligibility::UnderTest => {
                             self.tested.wait(&mut inner);
@@ -197,7 +200,7 @@ impl Registry {
             for (_, e) in &candidates {
                 match self.eligibility(&inner, e) {
                     Eligibility::Usable => {
-                        let chosen = Chosen::of(e);
+                        let chosen = Chosen::of(e, inner.generation);
                         let key = e.info.driver().to_string();
                         // Bounded: distinct valid spellings are few, but a cache a caller
                         // could grow without end is a leak (each invalidation empties it
@@ -261,7 +264,7 @@ impl Registry {
     /// its own constructor as well as by the checks above.
     fn checkout(&self, name: &str) -> Result<(Arc<DriverInfo>, HandleGuard)> {
         let chosen = self.choose(name, 0)?;
-        let guard = HandleGuard::new(&chosen.handles);
+        let guard = HandleGuard::new(&chosen.stats, chosen.generation, &self.published_generation);
         Ok((chosen.info, guard))
     }
 

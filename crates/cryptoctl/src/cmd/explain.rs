@@ -2,7 +2,10 @@
 //! NAME gets now and every other candidate's verdict — because operators need the *why*
 //! (demoted on this CPU model, missing a feature, failed its self-test, disabled).
 
-use crate::cmd::{simulated_note, Globals};
+use cryptoreg::control::Request;
+use cryptoreg::Explanation;
+
+use crate::cmd::{live, simulated_note, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
@@ -11,8 +14,16 @@ use crate::table::{Align, Table};
 /// A name nothing answers to is a usage error (exit 2). A name whose candidates are all
 /// refused is still explained (exit 0): the explanation is the answer asked for.
 pub fn run(g: &Globals, name: &str) -> Result<String, CliError> {
-    let reg = g.boot(g.config()?)?;
-    let ex = reg.explain(name);
+    let (ex, note) = match &g.socket {
+        Some(path) => (
+            live::call::<Explanation>(path, &Request::new("explain").name(name))?,
+            String::new(),
+        ),
+        None => {
+            let reg = g.boot(g.config()?)?;
+            (reg.explain(name), simulated_note(&reg))
+        }
+    };
     if ex.chosen.is_none() && ex.candidates.is_empty() {
         return Err(CliError::Usage(ex.error.unwrap_or_else(|| {
             format!("no algorithm or driver named {name:?}")
@@ -21,7 +32,7 @@ pub fn run(g: &Globals, name: &str) -> Result<String, CliError> {
     if g.json {
         return Globals::to_json(&ex);
     }
-    let mut out = simulated_note(&reg);
+    let mut out = note;
     match (&ex.chosen, &ex.error) {
         (Some(d), _) => out.push_str(&format!("{} -> {d}\n", ex.name)),
         (None, Some(err)) => out.push_str(&format!("{} -> (nothing): {err}\n", ex.name)),

@@ -2,17 +2,28 @@
 //! registry's own serializable `ListEntry`s, so the fields never drift from the library)
 //! or in the `/proc/crypto` format operators know from the kernel.
 
-use crate::cmd::{simulated_note, Globals};
+use cryptoreg::control::Request;
+use cryptoreg::ListEntry;
+
+use crate::cmd::{live, simulated_note, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
 /// Runs `list`.
 pub fn run(g: &Globals, proc: bool) -> Result<String, CliError> {
-    let reg = g.boot(g.config()?)?;
+    let (entries, note) = match &g.socket {
+        Some(path) => (
+            live::call::<Vec<ListEntry>>(path, &Request::new("list"))?,
+            String::new(),
+        ),
+        None => {
+            let reg = g.boot(g.config()?)?;
+            (reg.list(), simulated_note(&reg))
+        }
+    };
     if proc {
-        return Ok(reg.proc_crypto());
+        return Ok(ListEntry::proc_crypto(&entries));
     }
-    let entries = reg.list();
     if g.json {
         return Globals::to_json(&entries);
     }
@@ -25,6 +36,7 @@ pub fn run(g: &Globals, proc: bool) -> Result<String, CliError> {
         ("STATE", Align::Left),
         ("ZMM", Align::Left),
         ("REQUIRES", Align::Left),
+        ("REFCNT", Align::Right),
         ("NOTE", Align::Left),
     ]);
     for e in &entries {
@@ -50,8 +62,9 @@ pub fn run(g: &Globals, proc: bool) -> Result<String, CliError> {
             } else {
                 e.requires.join(" ")
             },
+            e.refcnt.to_string(),
             note,
         ]);
     }
-    Ok(format!("{}{}", simulated_note(&reg), t.render("")))
+    Ok(format!("{note}{}", t.render("")))
 }

@@ -5,6 +5,7 @@ pub mod config_edit;
 pub mod cpu;
 pub mod explain;
 pub mod list;
+pub mod live;
 pub mod selftest;
 pub mod speed;
 
@@ -23,6 +24,8 @@ pub struct Globals {
     pub cpu: Option<String>,
     /// `--json`.
     pub json: bool,
+    /// `--socket PATH`: talk to a live process instead of booting a registry.
+    pub socket: Option<PathBuf>,
 }
 
 impl Globals {

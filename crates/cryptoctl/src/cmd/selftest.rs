@@ -17,9 +17,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use cryptoreg::{DriverReport, SelftestMode, TestParams};
+use cryptoreg::control::Request;
+use cryptoreg::{DriverReport, Explanation, ListEntry, SelftestMode, SelftestReport, TestParams};
 
-use crate::cmd::Globals;
+use crate::cmd::{live, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
@@ -76,7 +77,61 @@ struct BootReport {
     errors: BTreeMap<String, String>,
 }
 
+/// The boot report of a live process (`--socket`): its boot's self-test report, and the
+/// driver each algorithm name resolves to there now (`explain` of every name in `list`).
+fn live_report(path: &std::path::Path) -> Result<BootReport, CliError> {
+    let start = Instant::now();
+    let report: SelftestReport = live::call(path, &Request::new("report"))?;
+    let list: Vec<ListEntry> = live::call(path, &Request::new("list"))?;
+    let names: std::collections::BTreeSet<String> = list
+        .into_iter()
+        .filter(|e| !e.instance)
+        .map(|e| e.name)
+        .collect();
+    let mut chosen = BTreeMap::new();
+    let mut errors = BTreeMap::new();
+    for name in names {
+        let ex: Explanation = live::call(path, &Request::new("explain").name(&name))?;
+        if let (None, Some(e)) = (&ex.chosen, &ex.error) {
+            errors.insert(name.clone(), e.clone());
+        }
+        chosen.insert(name, ex.chosen);
+    }
+    Ok(BootReport {
+        elapsed_ms: report.elapsed_ms + start.elapsed().as_secs_f64() * 1e3,
+        boot_ms: report.elapsed_ms,
+        mode: report.mode,
+        seed: report.seed,
+        drivers: report.drivers,
+        warnings: report.warnings,
+        chosen,
+        errors,
+    })
+}
+
 fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
+    let out = match &g.socket {
+        Some(path) => {
+            if args.seed.is_some() || args.iterations.is_some() {
+                return Err(CliError::Usage(
+                    "--seed and --iterations configure a new boot; with --socket, selftest \
+                     shows the live process's boot report"
+                        .to_string(),
+                ));
+            }
+            live_report(path)?
+        }
+        None => offline_report(g, args)?,
+    };
+    let text = if g.json {
+        Globals::to_json(&out)?
+    } else {
+        boot_human(&out)
+    };
+    finish(text, &out)
+}
+
+fn offline_report(g: &Globals, args: &Args) -> Result<BootReport, CliError> {
     let mut config = g.config()?;
     if let Some(seed) = args.seed {
         config.selftest.seed = Some(seed);
@@ -112,11 +167,10 @@ fn whole_boot(g: &Globals, args: &Args) -> Result<String, CliError> {
         chosen,
         errors,
     };
-    let text = if g.json {
-        Globals::to_json(&out)?
-    } else {
-        boot_human(&out)
-    };
+    Ok(out)
+}
+
+fn finish(text: String, out: &BootReport) -> Result<String, CliError> {
     // An algorithm that ends with no usable driver is a failed boot for this command,
     // even when every failure was excluded as configured: a service asking for it would
     // get nothing.
@@ -216,6 +270,12 @@ struct DriverRun {
 }
 
 fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError> {
+    if g.socket.is_some() {
+        return Err(CliError::Usage(
+            "selftest --driver tests in this process, not in the live one; drop --socket"
+                .to_string(),
+        ));
+    }
     let mut config = g.config()?;
     let iterations = args.iterations.unwrap_or(if args.seed.is_some() {
         1
