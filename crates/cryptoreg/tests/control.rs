@@ -38,11 +38,9 @@ impl Drop for Dir {
     }
 }
 
+/// Known answers only, on a simulated Westmere (AES-NI, no AVX).
 fn registry() -> Arc<Registry> {
-    Arc::new(common::boot(
-        "[selftest]\nmode = \"kat\"\n",
-        Some("westmere"),
-    ))
+    Arc::new(common::boot(&common::kat_config(""), Some("westmere")))
 }
 
 fn mode(p: &Path) -> u32 {
@@ -143,7 +141,7 @@ fn every_operation_over_the_socket() {
     let cfg = dir.0.join("new.toml");
     std::fs::write(
         &cfg,
-        "[selftest]\nmode = \"kat\"\n[priority]\n\"xts-aes-aesni\" = 20\n",
+        common::kat_config("[priority]\n\"xts-aes-aesni\" = 20\n"),
     )
     .unwrap();
     let changes: Vec<Change> =

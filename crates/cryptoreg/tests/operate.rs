@@ -6,7 +6,7 @@ mod common;
 use cryptoreg::{AdminOp, ChangeEffect, Config, Registry};
 
 fn kat(cpu: &str) -> Registry {
-    common::boot("[selftest]\nmode = \"kat\"\n", Some(cpu))
+    common::boot(&common::kat_config(""), Some(cpu))
 }
 
 fn xts_encrypt(h: &cryptoreg::Skcipher, data: &[u8]) -> Vec<u8> {
@@ -72,9 +72,17 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
     let reg = kat("westmere");
     assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
     let g0 = reg.generation();
+    // The fault-injection build keeps its wrong drivers disabled (see `common::kat_config`).
+    let faulty = if cfg!(cryptoreg_fault_injection) {
+        ", \"xts-aes-faulty\", \"gcm-aes-faulty\""
+    } else {
+        ""
+    };
     let new = Config::parse(
-        "[selftest]\nmode = \"full\"\n[priority]\n\"xts-aes-aesni\" = 10\n\
-         [disable]\ndrivers = [\"ctr-aes-aesni\"]\n[cpu]\ndisable = [\"avx2\"]\n",
+        &format!(
+            "[selftest]\nmode = \"full\"\n[priority]\n\"xts-aes-aesni\" = 10\n\
+             [disable]\ndrivers = [\"ctr-aes-aesni\"{faulty}]\n[cpu]\ndisable = [\"avx2\"]\n"
+        ),
         "new.toml",
     )
     .unwrap();
@@ -120,7 +128,7 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
 
     // A runtime override still wins over the configuration, and the change says so.
     reg.set_priority("xts-aes-aesni", 900).unwrap();
-    let back = Config::parse("[selftest]\nmode = \"kat\"\n", "back.toml").unwrap();
+    let back = Config::parse(&common::kat_config(""), "back.toml").unwrap();
     let changes = reg.apply_config(&back).unwrap();
     let p = changes
         .iter()

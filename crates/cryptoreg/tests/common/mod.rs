@@ -34,3 +34,15 @@ pub fn xts_key(seed: u64, len: usize) -> Vec<u8> {
     k[len / 2] = 1;
     k
 }
+
+/// A configuration of known answers only, plus `extra` TOML (which must not have a
+/// `[disable]` table). In the fault-injection build the deliberately wrong drivers pass
+/// known answers by design, so there they are disabled, in this file and in any file
+/// reloaded from it, so that a test of something else sees the real drivers.
+pub fn kat_config(extra: &str) -> String {
+    let mut config = format!("[selftest]\nmode = \"kat\"\n{extra}");
+    if cfg!(cryptoreg_fault_injection) {
+        config.push_str("[disable]\ndrivers = [\"xts-aes-faulty\", \"gcm-aes-faulty\"]\n");
+    }
+    config
+}
