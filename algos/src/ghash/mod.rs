@@ -75,7 +75,11 @@ impl<B: GhashBackend> GhashDriver<B> {
 
 impl<B: GhashBackend> HashImpl for GhashDriver<B> {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        check_key_len(self.driver, key, &[GHASH_BLOCK])?;
+        if let Err(e) = check_key_len(self.driver, key, &[GHASH_BLOCK]) {
+            // As the AES drivers: a failed `set_key` leaves no usable key behind.
+            self.key = Arc::new(B::new(self.token, &[0; 16]));
+            return Err(e);
+        }
         let mut h = [0u8; 16];
         h.copy_from_slice(key);
         self.key = Arc::new(B::new(self.token, &h));

@@ -126,6 +126,12 @@ fn refusals_are_errors() {
             Err(Error::InvalidKeyLength { len: l, .. }) if l == len
         ));
     }
+    // A refused key also drops the previous one (H = 0 hashes everything to zero).
+    d.set_key(&[9; 16]).unwrap();
+    assert!(d.set_key(&[9; 15]).is_err());
+    let mut out = [1u8; 16];
+    d.digest(b"some message", &mut out);
+    assert_eq!(out, [0; 16]);
     d.set_key(&[7; 16]).unwrap();
     let mut st = d.init();
     st.update(b"abc");

@@ -10,7 +10,9 @@ mod common;
 use std::sync::Arc;
 
 use cryptoreg::driver::{AlgDef, HostFeatures};
-use cryptoreg::{AlgType, Cipher, CpuInfo, DriverInfo, Error, Feature, Features, Skcipher};
+use cryptoreg::{
+    Aead, AlgType, Cipher, CpuInfo, DriverInfo, Error, Feature, Features, Hash, Registry, Skcipher,
+};
 
 /// Every registered concrete driver that needs at least one CPU feature.
 fn simd_drivers() -> Vec<DriverInfo> {
@@ -36,7 +38,19 @@ fn build(info: &DriverInfo, host: &HostFeatures) -> cryptoreg::Result<()> {
     match info.alg_type() {
         AlgType::Cipher => Cipher::from_info(info, host).map(drop),
         AlgType::Skcipher => Skcipher::from_info(info, host).map(drop),
+        AlgType::Aead => Aead::from_info(info, host).map(drop),
+        AlgType::Hash => Hash::from_info(info, host).map(drop),
         other => panic!("no SIMD {other} drivers yet; extend this test"),
+    }
+}
+
+/// Allocates a handle of the driver's type by its exact driver name.
+fn alloc_by_name(reg: &Registry, info: &DriverInfo) -> cryptoreg::Result<()> {
+    match info.alg_type() {
+        AlgType::Cipher => reg.alloc_cipher(info.driver()).map(drop),
+        AlgType::Aead => reg.alloc_aead(info.driver()).map(drop),
+        AlgType::Hash => reg.alloc_hash(info.driver()).map(drop),
+        _ => reg.alloc_skcipher(info.driver()).map(drop),
     }
 }
 
@@ -70,10 +84,7 @@ fn a_configured_mask_refuses_every_simd_driver_through_the_registry() {
             );
             let what = format!("{} with [cpu] disable = {f}", info.driver());
             // By exact driver name: the pin does not get around the mask.
-            let by_name = match info.alg_type() {
-                AlgType::Cipher => reg.alloc_cipher(info.driver()).map(drop),
-                _ => reg.alloc_skcipher(info.driver()).map(drop),
-            };
+            let by_name = alloc_by_name(&reg, &info);
             assert_unsupported(by_name, &what, f);
             // By algorithm name: whatever is chosen does not need the masked feature.
             let chosen = reg.resolve(info.name()).expect("a generic fallback exists");
@@ -153,10 +164,7 @@ fn a_simulated_cpu_only_removes_features() {
             }
             let missing = info.requires().minus(token).iter().next().unwrap();
             assert_unsupported(build(&info, &reg.host_token()), info.driver(), missing);
-            let alloc = match info.alg_type() {
-                AlgType::Cipher => reg.alloc_cipher(info.driver()).map(drop),
-                _ => reg.alloc_skcipher(info.driver()).map(drop),
-            };
+            let alloc = alloc_by_name(&reg, &info);
             assert!(
                 matches!(alloc, Err(Error::Unsupported { .. })),
                 "{name}: {} handed out: {alloc:?}",
