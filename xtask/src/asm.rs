@@ -14,7 +14,12 @@
 //!   GHASH multiplies), GCM with `vaesenc` at the width, GHASH without any AES;
 //! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
 //!   nothing can lose the entry's target features);
-//! * every `ret` is preceded by `vzeroupper`, with no branch landing in between.
+//! * every `ret` is preceded by `vzeroupper`, with no branch landing in between;
+//! * the SSE entries of `gcm-aes-aesni` (`aes::aesni::gcm`) and `ghash-clmulni`
+//!   (`ghash::clmulni`), kind `Sse`: legacy-encoded `aesenc` (GCM) and `pclmulqdq` on xmm,
+//!   and not one VEX- or EVEX-encoded instruction nor a ymm/zmm/mask register, so they
+//!   run on an AES-NI CPU without AVX; they dirty no upper state, so no `vzeroupper` is
+//!   required of them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,6 +29,8 @@ use std::process::Command;
 const VAES: &str = "cryptoreg_algos::aes::vaes::entry::";
 const GCM: &str = "cryptoreg_algos::aes::vaes::gcm_entry::";
 const GHASH: &str = "cryptoreg_algos::ghash::vpclmulqdq::entry::";
+const AESNI_GCM: &str = "cryptoreg_algos::aes::aesni::gcm::";
+const CLMULNI: &str = "cryptoreg_algos::ghash::clmulni::";
 
 /// Which AES round instruction an entry must use at its width, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -36,6 +43,8 @@ enum Aes {
 /// Register width an entry must use.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
+    /// xmm only, SSE (legacy) encoding: AES-NI + PCLMULQDQ + SSSE3.
+    Sse,
     Avx2,
     Avx10_256,
     Avx10_512,
@@ -188,6 +197,12 @@ const ENTRIES: &[(&str, &str, Kind, Aes, bool)] = &[
         Aes::None,
         true,
     ),
+    (AESNI_GCM, "gcm_enc_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_dec_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_seal_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_open_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_tag_aesni", Kind::Sse, Aes::Enc, true),
+    (CLMULNI, "ghash_clmulni", Kind::Sse, Aes::None, true),
 ];
 
 /// One disassembled instruction.
@@ -198,18 +213,28 @@ struct Insn {
     operands: String,
     /// EVEX-encoded (AVX-512 encoding, also used for AVX-512VL ymm/xmm forms).
     evex: bool,
+    /// VEX-encoded (AVX).
+    vex: bool,
 }
 
 /// Whether an instruction's bytes start (after legacy prefixes) with the EVEX escape 0x62,
 /// which in 64-bit mode is nothing else.
 fn is_evex(bytes: &str) -> bool {
+    first_opcode_byte(bytes) == Some("62")
+}
+
+/// Whether an instruction's bytes start (after legacy prefixes) with a VEX escape, 0xC4
+/// or 0xC5, which in 64-bit mode are nothing else (LES/LDS do not exist there).
+fn is_vex(bytes: &str) -> bool {
+    matches!(first_opcode_byte(bytes), Some("c4" | "c5"))
+}
+
+/// The first byte after the legacy prefixes (a REX prefix cannot precede VEX/EVEX).
+fn first_opcode_byte(bytes: &str) -> Option<&str> {
     const LEGACY: [&str; 11] = [
         "66", "67", "f2", "f3", "f0", "2e", "3e", "26", "36", "64", "65",
     ];
-    bytes
-        .split_whitespace()
-        .find(|b| !LEGACY.contains(b))
-        .is_some_and(|b| b == "62")
+    bytes.split_whitespace().find(|b| !LEGACY.contains(b))
 }
 
 /// Splits `objdump -d -C` output (with raw bytes) into functions.
@@ -243,7 +268,7 @@ fn parse_functions(text: &str) -> BTreeMap<String, Vec<Insn>> {
         let Some((bytes, insn)) = rest.split_once('\t') else {
             continue;
         };
-        let evex = is_evex(bytes);
+        let (evex, vex) = (is_evex(bytes), is_vex(bytes));
         let insn = insn.trim();
         let (mnemonic, operands) = insn.split_once(char::is_whitespace).unwrap_or((insn, ""));
         body.push(Insn {
@@ -251,6 +276,7 @@ fn parse_functions(text: &str) -> BTreeMap<String, Vec<Insn>> {
             mnemonic: mnemonic.to_string(),
             operands: operands.trim().to_string(),
             evex,
+            vex,
         });
     }
     if let Some((n, body)) = current {
@@ -296,16 +322,23 @@ fn check_entry(
     let high_ymm =
         count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
     let evex = count(&|i| i.evex);
-    let aes_op = match aes {
-        Aes::Dec => "vaesdec",
-        Aes::Enc | Aes::None => "vaesenc",
+    let vex = count(&|i| i.vex);
+    let sse = kind == Kind::Sse;
+    let aes_op = match (aes, sse) {
+        (Aes::Dec, false) => "vaesdec",
+        (Aes::Enc | Aes::None, false) => "vaesenc",
+        (Aes::Dec, true) => "aesdec",
+        (Aes::Enc | Aes::None, true) => "aesenc",
     };
+    let clmul_op = if sse { "pclmul" } else { "vpclmul" };
     let width_reg = match kind {
+        Kind::Sse => "%xmm",
         Kind::Avx2 | Kind::Avx10_256 => "%ymm",
         Kind::Avx10_512 => "%zmm",
     };
+    // objdump names PCLMULQDQ by its immediate (`pclmullqhqdq`, ...): match the prefix.
     let vaes = count(&|i| i.mnemonic.starts_with(aes_op) && i.operands.contains(width_reg));
-    let clmul = count(&|i| i.mnemonic.starts_with("vpclmul") && i.operands.contains(width_reg));
+    let clmul = count(&|i| i.mnemonic.starts_with(clmul_op) && i.operands.contains(width_reg));
     let calls = count(&|i| i.mnemonic.starts_with("call"));
 
     if aes != Aes::None && vaes == 0 {
@@ -317,6 +350,18 @@ fn check_entry(
         ));
     }
     match kind {
+        Kind::Sse => {
+            if any_zmm > 0 || any_ymm > 0 || mask_regs > 0 || high_ymm > 0 {
+                problems.push(format!(
+                    "beyond xmm0-15 in an SSE driver: {any_ymm} ymm, {any_zmm} zmm, {mask_regs} mask-register and {high_ymm} xmm16-31 uses"
+                ));
+            }
+            if vex > 0 || evex > 0 {
+                problems.push(format!(
+                    "AVX encoding in an SSE driver: {vex} VEX and {evex} EVEX instructions"
+                ));
+            }
+        }
         Kind::Avx2 => {
             if any_zmm > 0 {
                 problems.push(format!("{any_zmm} instructions use zmm registers"));
@@ -355,7 +400,8 @@ fn check_entry(
     if rets.is_empty() {
         problems.push("no ret found".to_string());
     }
-    for &r in &rets {
+    // SSE code leaves the upper halves alone: nothing for `vzeroupper` to clear.
+    for &r in rets.iter().filter(|_| !sse) {
         let mut j = r;
         let mut found = None;
         while j > 0 {
@@ -388,7 +434,13 @@ fn check_entry(
         }
     }
 
-    if problems.is_empty() {
+    if problems.is_empty() && sse {
+        Ok(format!(
+            "{name}: {} insns, {vaes} {aes_op} and {clmul} pclmulqdq on xmm, no ymm/zmm, no VEX/EVEX, {} ret(s), no call",
+            body.len(),
+            rets.len()
+        ))
+    } else if problems.is_empty() {
         Ok(format!(
             "{name}: {} insns, {vaes} {aes_op} on {width_reg}, {clmul} vpclmulqdq, {any_ymm} ymm / {any_zmm} zmm / {mask_regs} mask uses, {evex} EVEX, {} ret(s) each after vzeroupper, no call",
             body.len(),
@@ -434,7 +486,7 @@ pub fn run(root: &Path) -> Result<String, String> {
     }
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH; ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call)",
+            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH; ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret; xmm and SSE encoding only in the aesni/clmulni ones; no call)",
             ENTRIES.len()
         ))
     } else {
@@ -484,6 +536,7 @@ mod tests {
                 mnemonic: "call".into(),
                 operands: "3000 <memcpy>".into(),
                 evex: false,
+                vex: false,
             },
         );
         let errs = check_entry("x", Kind::Avx10_512, Aes::Enc, true, &bad).unwrap_err();
@@ -495,12 +548,45 @@ mod tests {
         assert!(errs.iter().any(|e| e.contains("skips")), "{errs:?}");
     }
 
+    const SSE_SAMPLE: &str = "\
+0000000000003000 <cryptoreg_algos::ghash::clmulni::ghash_clmulni>:
+    3000:\t66 0f 3a 44 c1 00 \tpclmullqlqdq %xmm1,%xmm0
+    3006:\t66 0f 38 dc c1 \taesenc %xmm1,%xmm0
+    300b:\tc3 \tret
+";
+
+    #[test]
+    fn sse_entries_must_stay_legacy_encoded_on_xmm() {
+        let funcs = parse_functions(SSE_SAMPLE);
+        let body = &funcs["cryptoreg_algos::ghash::clmulni::ghash_clmulni"];
+        assert!(check_entry("x", Kind::Sse, Aes::Enc, true, body).is_ok());
+        // The same operation VEX-encoded (AVX) would fault on an AES-NI CPU without AVX.
+        let vex = SSE_SAMPLE.replace(
+            "66 0f 3a 44 c1 00 \tpclmullqlqdq %xmm1,%xmm0",
+            "c4 e3 79 44 c1 00 \tvpclmullqlqdq %xmm1,%xmm0,%xmm0",
+        );
+        let funcs = parse_functions(&vex);
+        let body = &funcs["cryptoreg_algos::ghash::clmulni::ghash_clmulni"];
+        let errs = check_entry("x", Kind::Sse, Aes::Enc, true, body).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("VEX")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("pclmulqdq")), "{errs:?}");
+        let ymm = SSE_SAMPLE.replace("aesenc %xmm1,%xmm0", "aesenc %ymm1,%ymm0");
+        let funcs = parse_functions(&ymm);
+        let body = &funcs["cryptoreg_algos::ghash::clmulni::ghash_clmulni"];
+        let errs = check_entry("x", Kind::Sse, Aes::Enc, true, body).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("ymm")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("no aesenc")), "{errs:?}");
+    }
+
     #[test]
     fn evex_detection() {
         assert!(is_evex("62 f2 6d 48 dc d1"));
         assert!(is_evex("66 62 f2 6d 48 dc d1"));
         assert!(!is_evex("c4 e2 7d 18 00"));
         assert!(!is_evex("48 89 e5"));
+        assert!(is_vex("c4 e2 7d 18 00"));
+        assert!(is_vex("c5 f8 77"));
+        assert!(!is_vex("66 0f 38 dc c1"));
         let funcs = parse_functions(SAMPLE);
         let body = &funcs["cryptoreg_algos::aes::vaes::entry::xts_enc_vaes_avx10_512"];
         assert_eq!(body.iter().filter(|i| i.evex).count(), 2);
