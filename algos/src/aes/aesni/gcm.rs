@@ -14,6 +14,14 @@
 //! One-shot `seal` and `open` run the whole request in one `#[target_feature]` entry
 //! call. `open` decrypts and authenticates in the same pass, then compares the tag in
 //! constant time and wipes the buffer if it does not verify: no plaintext is left behind.
+//!
+//! The entries (`gcm_enc_aesni`, `gcm_dec_aesni`, `gcm_seal_aesni`, `gcm_open_aesni`,
+//! `gcm_tag_aesni`; the AAD goes through `ghash-clmulni`'s `ghash_clmulni`) take plain
+//! pointers and lengths and contain no panic path and no call (no `memcpy` either: partial
+//! blocks move in 8/4/2/1-byte pieces), so that the very functions the driver calls also
+//! run under the Bochs emulator (`cargo xtask emu`, driver `aesni`, via
+//! [`crate::aes::aesni::raw`]) and pass the machine-code check (`cargo xtask asm`: SSE
+//! encoding on xmm only, so they run on AES-NI CPUs without AVX).
 
 use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
