@@ -23,6 +23,11 @@ GHASH (`ghash_vpclmulqdq_*`, driver numbers as above): lengths 1 .. 4111 into a 
 accumulator, against the native reference. `--suites` picks a subset of xts, ctr, gcm,
 ghash (all by default).
 
+Driver `aesni` (number 3) is the SSE pair `gcm-aes-aesni` / `ghash-clmulni` (AES-NI,
+PCLMULQDQ, SSSE3: every emulated model has them): GCM and GHASH suites only (it has no
+VAES XTS/CTR), with its own power table (H^1 .. H^8, computed natively by the driver's
+key preparation) and GHASH over whole blocks (its entry's contract).
+
 Prints one line per failure and ends with `N passed, M failed`; exits 1 on any failure.
 """
 import argparse
@@ -37,7 +42,9 @@ from hostmap import GuestError, HostMappedGuest  # noqa: E402
 
 LENGTHS = [16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
            513, 1000, 4095, 4096, 4111]
-DRIVERS = {"avx2": 0, "avx10_256": 1, "avx10_512": 2}
+DRIVERS = {"avx2": 0, "avx10_256": 1, "avx10_512": 2, "aesni": 3}
+SSE = 3  # gcm-aes-aesni / ghash-clmulni: GCM and GHASH only
+CLMUL_POWERS_BYTES = 8 * 16  # H^1 .. H^8
 GUARD = 64
 MAX_LEN = 8192
 GUARD_BYTE = 0xA5
@@ -86,6 +93,8 @@ def main():
     lib.cryptoreg_emu_ref_gcm_h.restype = ctypes.c_int32
     lib.cryptoreg_emu_ref_ghash.argtypes = [vp, vp, vp, sz]
     lib.cryptoreg_emu_ref_ghash.restype = None
+    lib.cryptoreg_emu_clmul_powers.argtypes = [vp, vp]
+    lib.cryptoreg_emu_clmul_powers.restype = None
     suites = set(opts.suites.split(","))
 
     # Guest-visible buffers (host memory mapped at the same addresses).
@@ -189,7 +198,8 @@ def main():
     drivers = [(name, DRIVERS[name]) for name in opts.drivers.split(",")]
 
     # XTS: every driver, both directions, three key sizes, every length.
-    for name, num in (drivers if "xts" in suites else []):
+    vaes_drivers = [(name, num) for name, num in drivers if num != SSE]
+    for name, num in (vaes_drivers if "xts" in suites else []):
         for klen in (32, 48, 64):
             key = xts_key(klen)
             rounds, enc1, dec1 = expand(key[: klen // 2])
@@ -233,7 +243,7 @@ def main():
     # counters that wrap, and the counter state left behind.
     special_ivs = [bytes([0xFF] * 16), bytes(8) + bytes([0xFF] * 7) + b"\xfa",
                    bytes([0xFF] * 15) + b"\xf0"]
-    for name, num in (drivers if "ctr" in suites else []):
+    for name, num in (vaes_drivers if "ctr" in suites else []):
         for klen in (16, 24, 32):
             key = rng.randbytes(klen)
             rounds, enc1, _ = expand(key)
@@ -292,14 +302,21 @@ def main():
             failures.append(f"FAIL {label}: {why}")
             print(failures[-1], flush=True)
 
-    def gcm_powers(key):
-        """H natively over aes-generic; the power table under emulation (the drivers' own
-        preparation), into `powers_buf`. Returns H."""
+    def gcm_powers(key, num):
+        """H natively over aes-generic; the power table of driver `num` into `powers_buf`:
+        under emulation for the VAES drivers (their own preparation), natively for the SSE
+        ones (portable code). Returns H."""
         h = ctypes.create_string_buffer(16)
         assert lib.cryptoreg_emu_ref_gcm_h(key, len(key), h) == 0
         put(h_buf, h.raw[:16])
-        emu.call(fn_powers, h_buf, powers_buf)
+        if num == SSE:
+            lib.cryptoreg_emu_clmul_powers(h, powers_buf)
+        else:
+            emu.call(fn_powers, h_buf, powers_buf)
         return h.raw[:16]
+
+    def gcm_driver(name):
+        return "gcm-aes-aesni" if name == "aesni" else f"gcm-aes-vaes-{name}"
 
     # GCM: every driver, three key sizes, both directions, fused and streaming entries.
     ref_tag = ctypes.create_string_buffer(16)
@@ -310,9 +327,9 @@ def main():
             rounds, enc1, _ = expand(key)
             put(rk_data, enc1)
             try:
-                gcm_powers(key)
+                gcm_powers(key, num)
             except GuestError as e:
-                record(f"gcm-aes-vaes-{name} klen={klen} power table", False, str(e))
+                record(f"{gcm_driver(name)} klen={klen} power table", False, str(e))
                 continue
             for decrypt in (0, 1):
                 direction = "open" if decrypt else "seal"
@@ -328,7 +345,7 @@ def main():
                     data, want = (ct, pt) if decrypt else (pt, ct)
                     put(aad_buf, aad)
                     put(j0_buf, nonce + b"\0\0\0\1")
-                    label = f"gcm-aes-vaes-{name} {direction} klen={klen} alen={alen} len={n}"
+                    label = f"{gcm_driver(name)} {direction} klen={klen} alen={alen} len={n}"
                     for oop in (False, True):
                         if run_case(label, want, lambda s, d: emu.call(
                                 fn_gcm, num, decrypt, rk_data, rounds, powers_buf, j0_buf,
@@ -353,7 +370,8 @@ def main():
                     ct, tag = ref.raw[:n], ref_tag.raw[:16]
                     data, want = (ct, pt) if decrypt else (pt, ct)
                     put(j0_buf, nonce + b"\0\0\0\1")
-                    label = f"gcm-aes-vaes-{name} {direction} klen={klen} len={n} at end of mapping"
+                    label = (f"{gcm_driver(name)} {direction} klen={klen} len={n} "
+                             "at end of mapping")
                     for oop in (False, True):
                         if run_case(label, want, lambda s, d: emu.call(
                                 fn_gcm, num, decrypt, rk_data, rounds, powers_buf, j0_buf,
@@ -368,15 +386,20 @@ def main():
                      4111]
     acc_native = ctypes.create_string_buffer(16)
     for name, num in (drivers if "ghash" in suites else []):
-        gname = {"avx2": "avx2", "avx10_256": "avx10_256", "avx10_512": "avx512"}[name]
+        gname = {"avx2": "vpclmulqdq-avx2", "avx10_256": "vpclmulqdq-avx10_256",
+                 "avx10_512": "vpclmulqdq-avx512", "aesni": "clmulni"}[name]
         for trial in range(3):
             key = rng.randbytes(16)
             try:
-                h = gcm_powers(key)
+                h = gcm_powers(key, num)
             except GuestError as e:
-                record(f"ghash-vpclmulqdq-{gname} power table", False, str(e))
+                record(f"ghash-{gname} power table", False, str(e))
                 continue
             for n in ghash_lengths + [rng.randrange(1, MAX_LEN) for _ in range(2)]:
+                if num == SSE:
+                    n -= n % 16  # its entry's contract: whole blocks
+                    if n == 0:
+                        continue
                 for at_end in (False, True):
                     acc0, data = rng.randbytes(16), rng.randbytes(n)
                     ctypes.memmove(acc_native, acc0, 16)
@@ -386,7 +409,7 @@ def main():
                     ptr = fenced_end - n if at_end else work + GUARD + rng.randrange(16)
                     put(ptr, data)
                     put(acc_buf, acc0)
-                    label = f"ghash-vpclmulqdq-{gname} trial={trial} len={n}" + (
+                    label = f"ghash-{gname} trial={trial} len={n}" + (
                         " at end of mapping" if at_end else "")
                     try:
                         emu.call(fn_ghash, num, powers_buf, acc_buf, ptr, n)
@@ -410,7 +433,7 @@ def main():
     wrong = bytearray(ref.raw[:100])
     wrong[50] ^= 1
     noticed = not run_case("self-check", bytes(wrong), lambda s, d: emu.call(
-        fn_ctr, drivers[0][1], rk_data, rounds, iv_buf, s, d, 100, ctr_out), data,
+        fn_ctr, 0, rk_data, rounds, iv_buf, s, d, 100, ctr_out), data,
         quiet=True)
     passed, failed, failures = saved
     per_driver.pop("self-check", None)

@@ -19,17 +19,22 @@
 //!   the `gf128_mul_x_ble` doubling.
 //!
 //! GCM and GHASH (`cryptoreg_emu_gcm`, `cryptoreg_emu_gcm_split`, `cryptoreg_emu_ghash`,
-//! `cryptoreg_emu_ghash_powers` emulated; `cryptoreg_emu_ref_gcm`, `cryptoreg_emu_ref_gcm_h`,
+//! `cryptoreg_emu_ghash_powers` emulated; `cryptoreg_emu_clmul_powers`, `cryptoreg_emu_ref_gcm`, `cryptoreg_emu_ref_gcm_h`,
 //! `cryptoreg_emu_ref_ghash` native, over `aes-generic` and `ghash-generic`'s multiply)
 //! follow the same rules.
 //!
 //! Driver numbers: 0 = `*-vaes-avx2`, 1 = `*-vaes-avx10_256`, 2 = `*-vaes-avx10_512` (for
-//! GHASH: `ghash_vpclmulqdq_avx2`, `_avx10_256`, `_avx512`).
+//! GHASH: `ghash_vpclmulqdq_avx2`, `_avx10_256`, `_avx512`), and for GCM and GHASH only
+//! 3 = the SSE drivers `gcm-aes-aesni` / `ghash-clmulni` (AES-NI, PCLMULQDQ, SSSE3; entries
+//! in `cryptoreg_algos::aes::aesni::raw`). Driver 3 takes its own power table, H^1 ..= H^8
+//! ([`CLMUL_POWERS_BYTES`], from [`cryptoreg_emu_clmul_powers`], native), where the others
+//! take [`GHASH_POWERS_BYTES`]; its GHASH entry hashes whole blocks only.
 //!
 //! ChaCha20 (`cryptoreg_emu_chacha20`, reference `cryptoreg_emu_ref_chacha20`, cases in
 //! `harness/test_chacha.py`): 0 = `chacha20-ssse3`, 1 = `-avx2`, 2 = `-avx512vl`,
 //! 3 = `-avx512f`.
 
+use cryptoreg_algos::aes::aesni::raw as sse;
 use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::aes::AesGeneric;
 use cryptoreg_algos::ghash::generic::gf128_mul;
@@ -318,6 +323,35 @@ unsafe fn powers_at<'a>(p: *const u8) -> &'a raw::GhashPowers {
     unsafe { &*p.cast::<raw::GhashPowers>() }
 }
 
+/// Bytes of the SSE drivers' power table across the C ABI (H^1 ..= H^8).
+pub const CLMUL_POWERS_BYTES: usize = core::mem::size_of::<sse::HPowers>();
+
+/// The SSE drivers' table behind `p`, used in place (no `memcpy`).
+///
+/// # Safety
+/// `p` is readable for [`CLMUL_POWERS_BYTES`] and alive for `'a` (alignment 1: the table
+/// is bytes).
+unsafe fn clmul_powers_at<'a>(p: *const u8) -> &'a sse::HPowers {
+    // SAFETY: readable and alive (caller); `HPowers` is `repr(transparent)` over
+    // `[[u8; 16]; 8]`, for which every bit pattern is valid and the alignment is 1.
+    unsafe { &*p.cast::<sse::HPowers>() }
+}
+
+/// The SSE drivers' power table (H^1 ..= H^8) for the hash key `h`, written to `out`
+/// ([`CLMUL_POWERS_BYTES`]), with the drivers' own key preparation (portable, constant
+/// time). Native only.
+///
+/// # Safety
+/// `h` readable for 16 bytes, `out` writable for [`CLMUL_POWERS_BYTES`].
+#[no_mangle]
+pub unsafe extern "C" fn cryptoreg_emu_clmul_powers(h: *const u8, out: *mut u8) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        let p = sse::HPowers::new(&h.cast::<[u8; 16]>().read_unaligned());
+        out.cast::<[[u8; 16]; 8]>().write_unaligned(*p.as_bytes());
+    }
+}
+
 /// The GHASH power table for the hash key `h` (16 bytes), written to `out`
 /// ([`GHASH_POWERS_BYTES`], 64-byte aligned), with the drivers' own key preparation and
 /// the VPCLMULQDQ entry. Runs under emulation (AVX2 + VPCLMULQDQ).
@@ -335,8 +369,9 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash_powers(h: *const u8, out: *mut u8) 
 }
 
 /// GHASH of `len` bytes at `data` (zero-padded) into the 16-byte accumulator `acc`, with
-/// the entry of `driver` (0 = `ghash_vpclmulqdq_avx2`, 1 = `_avx10_256`, 2 = `_avx512`).
-/// Runs under emulation.
+/// the entry of `driver` (0 = `ghash_vpclmulqdq_avx2`, 1 = `_avx10_256`, 2 = `_avx512`,
+/// 3 = `ghash_clmulni`: whole blocks only, a trailing partial block ignored, and its own
+/// table). Runs under emulation.
 ///
 /// # Safety
 /// `powers` 64-byte aligned and readable for [`GHASH_POWERS_BYTES`], `acc` readable and writable for 16,
@@ -351,8 +386,13 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
 ) {
     // SAFETY: per this function's contract.
     unsafe {
-        let powers = powers_at(powers);
         let mut a = acc.cast::<[u8; 16]>().read_unaligned();
+        if driver == 3 {
+            sse::ghash_clmulni(clmul_powers_at(powers), &mut a, data, len);
+            acc.cast::<[u8; 16]>().write_unaligned(a);
+            return;
+        }
+        let powers = powers_at(powers);
         let f = match driver {
             0 => raw::ghash_vpclmulqdq_avx2,
             1 => raw::ghash_vpclmulqdq_avx10_256,
@@ -393,8 +433,22 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
     // SAFETY: per this function's contract.
     unsafe {
         let keys = &*rk.cast::<RoundKeyBytes>();
-        let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        if driver == 3 {
+            let f = if decrypt != 0 {
+                sse::gcm_open_aesni
+            } else {
+                sse::gcm_seal_aesni
+            };
+            let mut t = [0u8; 16];
+            let powers = clmul_powers_at(powers);
+            f(
+                keys, rounds, powers, &j0, aad, aad_len, src, dst, len, &mut t,
+            );
+            tag.cast::<[u8; 16]>().write_unaligned(t);
+            return;
+        }
+        let powers = powers_at(powers);
         let f = match (driver, decrypt != 0) {
             (0, false) => raw::gcm_seal_vaes_avx2,
             (0, true) => raw::gcm_open_vaes_avx2,
@@ -440,6 +494,12 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
 ) {
     // SAFETY: per this function's contract; both pieces of each input stay in bounds.
     unsafe {
+        if driver == 3 {
+            gcm_split_sse(
+                decrypt, rk, rounds, powers, j0, aad, aad_len, aad_first, src, dst, len, first, tag,
+            );
+            return;
+        }
         let keys = &*rk.cast::<RoundKeyBytes>();
         let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
@@ -493,6 +553,82 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             *a ^= e;
         }
         tag.cast::<[u8; 16]>().write_unaligned(acc);
+    }
+}
+
+/// [`cryptoreg_emu_gcm_split`] for driver 3 (`gcm-aes-aesni`), with the calls its
+/// streaming path makes: the AAD through `ghash_clmulni` (whole blocks, then the last
+/// partial block zero-padded, as the driver's `absorb_aad_tail`), the text through
+/// `gcm_enc_aesni` / `gcm_dec_aesni` from the counter block `J0 + 1`, the tag through
+/// `gcm_tag_aesni`.
+///
+/// # Safety
+/// As [`cryptoreg_emu_gcm_split`], with the SSE power table.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gcm_split_sse(
+    decrypt: u32,
+    rk: *const u8,
+    rounds: usize,
+    powers: *const u8,
+    j0: *const u8,
+    aad: *const u8,
+    aad_len: usize,
+    aad_first: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    first: usize,
+    tag: *mut u8,
+) {
+    // SAFETY: per this function's contract; both pieces of each input stay in bounds, and
+    // the partial AAD block is read byte by byte below `aad_len`.
+    unsafe {
+        let keys = &*rk.cast::<RoundKeyBytes>();
+        let powers = clmul_powers_at(powers);
+        let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        let mut acc = [0u8; 16];
+        let whole = aad_len - aad_len % 16;
+        let aad_first = aad_first.min(whole);
+        sse::ghash_clmulni(powers, &mut acc, aad, aad_first);
+        sse::ghash_clmulni(powers, &mut acc, aad.add(aad_first), whole - aad_first);
+        if whole < aad_len {
+            let mut block = [0u8; 16];
+            for (i, b) in block.iter_mut().enumerate().take(aad_len - whole) {
+                // Volatile: a plain byte loop may become a `memcpy` call, which the
+                // emulator cannot follow (libc is not mapped).
+                *b = core::ptr::read_volatile(aad.add(whole + i));
+            }
+            sse::ghash_clmulni(powers, &mut acc, block.as_ptr(), 16);
+        }
+        let f = if decrypt != 0 {
+            sse::gcm_dec_aesni
+        } else {
+            sse::gcm_enc_aesni
+        };
+        let mut ctr = u128::from_be_bytes(j0).wrapping_add(1).to_be_bytes();
+        f(keys, rounds, powers, &mut ctr, &mut acc, src, dst, first);
+        f(
+            keys,
+            rounds,
+            powers,
+            &mut ctr,
+            &mut acc,
+            src.add(first),
+            dst.add(first),
+            len - first,
+        );
+        let mut t = [0u8; 16];
+        sse::gcm_tag_aesni(
+            keys,
+            rounds,
+            powers,
+            &j0,
+            &acc,
+            aad_len as u64,
+            len as u64,
+            &mut t,
+        );
+        tag.cast::<[u8; 16]>().write_unaligned(t);
     }
 }
 

@@ -14,7 +14,12 @@
 //!   GHASH multiplies), GCM with `vaesenc` at the width, GHASH without any AES;
 //! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
 //!   nothing can lose the entry's target features);
-//! * every `ret` is preceded by `vzeroupper`, with no branch landing in between.
+//! * every `ret` is preceded by `vzeroupper`, with no branch landing in between;
+//! * the SSE entries of `gcm-aes-aesni` (`aes::aesni::gcm`) and `ghash-clmulni`
+//!   (`ghash::clmulni`), kind `Sse`: legacy-encoded `aesenc` (GCM) and `pclmulqdq` on xmm,
+//!   and not one VEX- or EVEX-encoded instruction nor a ymm/zmm/mask register, so they
+//!   run on an AES-NI CPU without AVX; they dirty no upper state, so no `vzeroupper` is
+//!   required of them.
 //!
 //! And the ChaCha20 entries (`cryptoreg_algos::chacha20::simd::entry`): `chacha20_ssse3`
 //! xmm only with neither VEX nor EVEX code (an SSSE3-only CPU runs it), `pshufb` rotates;
@@ -30,6 +35,8 @@ use std::process::Command;
 const VAES: &str = "cryptoreg_algos::aes::vaes::entry::";
 const GCM: &str = "cryptoreg_algos::aes::vaes::gcm_entry::";
 const GHASH: &str = "cryptoreg_algos::ghash::vpclmulqdq::entry::";
+const AESNI_GCM: &str = "cryptoreg_algos::aes::aesni::gcm::";
+const CLMULNI: &str = "cryptoreg_algos::ghash::clmulni::";
 
 /// Which AES round instruction an entry must use at its width, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -45,6 +52,8 @@ enum Kind {
     Avx2,
     Avx10_256,
     Avx10_512,
+    /// xmm only, SSE (legacy) encoding: AES-NI + PCLMULQDQ + SSSE3.
+    Sse,
 }
 
 /// `(module, function name, kind, AES instruction, vpclmulqdq at the width required)`.
@@ -194,6 +203,12 @@ const ENTRIES: &[(&str, &str, Kind, Aes, bool)] = &[
         Aes::None,
         true,
     ),
+    (AESNI_GCM, "gcm_enc_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_dec_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_seal_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_open_aesni", Kind::Sse, Aes::Enc, true),
+    (AESNI_GCM, "gcm_tag_aesni", Kind::Sse, Aes::Enc, true),
+    (CLMULNI, "ghash_clmulni", Kind::Sse, Aes::None, true),
 ];
 
 /// One disassembled instruction.
@@ -365,16 +380,23 @@ fn check_entry(
     let high_ymm =
         count(&|i| uses_reg(&i.operands, "ymm", 16..=31) || uses_reg(&i.operands, "xmm", 16..=31));
     let evex = count(&|i| i.evex);
-    let aes_op = match aes {
-        Aes::Dec => "vaesdec",
-        Aes::Enc | Aes::None => "vaesenc",
+    let vex = count(&|i| i.vex);
+    let sse = kind == Kind::Sse;
+    let aes_op = match (aes, sse) {
+        (Aes::Dec, false) => "vaesdec",
+        (Aes::Enc | Aes::None, false) => "vaesenc",
+        (Aes::Dec, true) => "aesdec",
+        (Aes::Enc | Aes::None, true) => "aesenc",
     };
+    let clmul_op = if sse { "pclmul" } else { "vpclmul" };
     let width_reg = match kind {
         Kind::Avx2 | Kind::Avx10_256 => "%ymm",
         Kind::Avx10_512 => "%zmm",
+        Kind::Sse => "%xmm",
     };
     let vaes = count(&|i| i.mnemonic.starts_with(aes_op) && i.operands.contains(width_reg));
-    let clmul = count(&|i| i.mnemonic.starts_with("vpclmul") && i.operands.contains(width_reg));
+    // objdump names PCLMULQDQ by its immediate (`pclmullqhqdq`, ...): match the prefix.
+    let clmul = count(&|i| i.mnemonic.starts_with(clmul_op) && i.operands.contains(width_reg));
     let calls = count(&|i| i.mnemonic.starts_with("call"));
 
     if aes != Aes::None && vaes == 0 {
@@ -409,6 +431,18 @@ fn check_entry(
                 problems.push("no zmm register in use".to_string());
             }
         }
+        Kind::Sse => {
+            if any_zmm > 0 || any_ymm > 0 || mask_regs > 0 || high_ymm > 0 {
+                problems.push(format!(
+                    "beyond xmm0-15 in an SSE driver: {any_ymm} ymm, {any_zmm} zmm, {mask_regs} mask-register and {high_ymm} xmm16-31 uses"
+                ));
+            }
+            if vex > 0 || evex > 0 {
+                problems.push(format!(
+                    "AVX encoding in an SSE driver: {vex} VEX and {evex} EVEX instructions"
+                ));
+            }
+        }
     }
     if calls > 0 {
         problems.push(format!(
@@ -419,9 +453,21 @@ fn check_entry(
         .iter()
         .filter(|i| i.mnemonic.starts_with("ret"))
         .count();
-    problems.extend(vzeroupper_problems(body));
+    if sse {
+        // SSE code leaves the upper halves alone: nothing for `vzeroupper` to clear.
+        if rets == 0 {
+            problems.push("no ret found".to_string());
+        }
+    } else {
+        problems.extend(vzeroupper_problems(body));
+    }
 
-    if problems.is_empty() {
+    if problems.is_empty() && sse {
+        Ok(format!(
+            "{name}: {} insns, {vaes} {aes_op} and {clmul} pclmulqdq on xmm, no ymm/zmm, no VEX/EVEX, {rets} ret(s), no call",
+            body.len()
+        ))
+    } else if problems.is_empty() {
         Ok(format!(
             "{name}: {} insns, {vaes} {aes_op} on {width_reg}, {clmul} vpclmulqdq, {any_ymm} ymm / {any_zmm} zmm / {mask_regs} mask uses, {evex} EVEX, {} ret(s) each after vzeroupper, no call",
             body.len(),
@@ -731,7 +777,7 @@ pub fn run(root: &Path) -> Result<String, String> {
     check_poly1305(&funcs, &lib, &mut failures);
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA)",
+            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; aesni/clmulni: xmm and SSE encoding only; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA)",
             ENTRIES.len() + CHACHA_ENTRIES.len() + POLY1305_ENTRIES.len()
         ))
     } else {
@@ -844,5 +890,33 @@ mod tests {
         assert!(uses_reg("%ymm17,%ymm1", "ymm", 16..=31));
         assert!(!uses_reg("%ymm1,%ymm2", "ymm", 16..=31));
         assert!(uses_reg("%zmm1,0x10(%rsi){%k1}", "k", 1..=7));
+    }
+
+    const SSE_SAMPLE: &str = "\
+0000000000003000 <cryptoreg_algos::ghash::clmulni::ghash_clmulni>:
+    3000:\t66 0f 3a 44 c1 00 \tpclmullqlqdq %xmm1,%xmm0
+    3006:\t66 0f 38 dc c1 \taesenc %xmm1,%xmm0
+    300b:\tc3 \tret
+";
+
+    #[test]
+    fn sse_entries_must_stay_legacy_encoded_on_xmm() {
+        let name = "cryptoreg_algos::ghash::clmulni::ghash_clmulni";
+        let funcs = parse_functions(SSE_SAMPLE);
+        assert!(check_entry("x", Kind::Sse, Aes::Enc, true, &funcs[name]).is_ok());
+        // The same operation VEX-encoded (AVX) would fault on an AES-NI CPU without AVX.
+        let vex = SSE_SAMPLE.replace(
+            "66 0f 3a 44 c1 00 \tpclmullqlqdq %xmm1,%xmm0",
+            "c4 e3 79 44 c1 00 \tvpclmullqlqdq %xmm1,%xmm0,%xmm0",
+        );
+        let funcs = parse_functions(&vex);
+        let errs = check_entry("x", Kind::Sse, Aes::Enc, true, &funcs[name]).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("VEX")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("pclmulqdq")), "{errs:?}");
+        let ymm = SSE_SAMPLE.replace("aesenc %xmm1,%xmm0", "aesenc %ymm1,%ymm0");
+        let funcs = parse_functions(&ymm);
+        let errs = check_entry("x", Kind::Sse, Aes::Enc, true, &funcs[name]).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("ymm")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("no aesenc")), "{errs:?}");
     }
 }

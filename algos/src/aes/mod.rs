@@ -6,7 +6,7 @@
 //!   (`x86_64::key_schedule`) that the VAES drivers share.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod aesni;
+pub mod aesni;
 mod generic;
 #[cfg(target_arch = "x86_64")]
 pub mod vaes;

@@ -12,6 +12,10 @@
 use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
 use core::marker::PhantomData;
 
+use zeroize::Zeroize;
+
+use super::vector::{load_lt16, write_lt8};
+
 /// A run of `len` bytes: read from `src`, written to `dst` (equal for in place, disjoint
 /// otherwise). Borrows the caller's buffers for `'a`, so the pointers stay valid and
 /// unaliased while it lives.
@@ -45,6 +49,21 @@ impl<'a> RawInOut<'a> {
             src: src.as_ptr(),
             dst: dst.as_mut_ptr(),
             len: src.len().min(dst.len()),
+            _run: PhantomData,
+        }
+    }
+
+    /// A run over raw pointers, for the `#[target_feature]` entries that take them.
+    ///
+    /// # Safety
+    /// `src` is valid for reads and `dst` for writes of `len` bytes for `'a`, and the two
+    /// are identical or do not overlap.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(src: *const u8, dst: *mut u8, len: usize) -> Self {
+        RawInOut {
+            src,
+            dst,
+            len,
             _run: PhantomData,
         }
     }
@@ -171,5 +190,45 @@ impl<'a> RawInOut<'a> {
         // SAFETY: in bounds (checked); `bytes` is a live reference, so it cannot overlap
         // the destination, which this run borrows mutably for its whole life.
         unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.dst.add(off), bytes.len()) }
+    }
+
+    /// The `n < 16` input bytes at `off` in the low bytes of a block, the rest zero, read
+    /// in pieces of 8, 4, 2 and 1 bytes: no `memcpy` call (the entries that use this also
+    /// run under the emulator, where libc is not mapped). Panics past the end.
+    #[inline(always)]
+    pub(crate) fn load_partial(&self, off: usize, n: usize) -> __m128i {
+        assert!(
+            n < 16 && off <= self.len && self.len - off >= n,
+            "partial block past the run"
+        );
+        // SAFETY: `off + n <= len` bytes at `src` are readable (checked, construction).
+        unsafe { load_lt16(self.src.add(off), n) }
+    }
+
+    /// Writes the first `n < 16` bytes of `v` at `off`, in pieces as
+    /// [`load_partial`](Self::load_partial) (no `memcpy`). Panics past the end.
+    #[inline(always)]
+    pub(crate) fn store_partial(&mut self, off: usize, n: usize, v: __m128i) {
+        assert!(
+            n < 16 && off <= self.len && self.len - off >= n,
+            "partial block past the run"
+        );
+        let mut b = [0u8; 16];
+        // SAFETY: `b` is 16 writable bytes, unaligned store; SSE2 is baseline.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
+        let lo = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let hi = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        // The output block may be plaintext of a message not yet authenticated.
+        b.zeroize();
+        // SAFETY: `off + n <= len` bytes at `dst` are writable (checked, construction).
+        unsafe {
+            let p = self.dst.add(off);
+            if n >= 8 {
+                p.cast::<u64>().write_unaligned(lo);
+                write_lt8(p.add(8), n - 8, hi);
+            } else {
+                write_lt8(p, n, lo);
+            }
+        }
     }
 }

@@ -181,7 +181,7 @@ unsafe fn read_lt8(p: *const u8, n: usize) -> u64 {
 
 /// Writes the low `n < 8` bytes of `v` (little-endian) to `p`, in pieces of 4, 2 and 1.
 #[inline(always)]
-unsafe fn write_lt8(p: *mut u8, n: usize, mut v: u64) {
+pub(crate) unsafe fn write_lt8(p: *mut u8, n: usize, mut v: u64) {
     let mut off = 0usize;
     if n & 4 != 0 {
         // SAFETY: `off + 4 <= n`; `n` bytes at `p` are writable (caller).
@@ -204,7 +204,7 @@ unsafe fn write_lt8(p: *mut u8, n: usize, mut v: u64) {
 /// Loads `n < 16` bytes at `p` into an xmm register (the rest zero), through general
 /// registers. SSE2 only (the SSSE3 ChaCha20 driver's partial blocks use it too).
 #[inline(always)]
-pub(super) unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
+pub(crate) unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
     // SAFETY: `n` bytes at `p` are readable (caller); the pieces stay below `n`; SSE2 is
     // part of x86_64.
     unsafe {

@@ -67,21 +67,22 @@ pub(crate) fn xor(a: __m128i, b: __m128i) -> __m128i {
     unsafe { _mm_xor_si128(a, b) }
 }
 
-/// A key schedule loaded into registers (or the stack, as the register allocator sees
-/// fit) for one direction.
+/// A view of a key schedule for one direction: the round keys stay where the driver keeps
+/// them and each round loads its key (a load the AES rounds hide; the 8-block loops load
+/// each key once for all eight blocks).
 ///
-/// Deliberately not wiped: it is a per-call value the compiler keeps in xmm registers and
-/// its own spill slots, which zeroizing the Rust variable would not reach (it would only
-/// force one more 240-byte copy to memory and wipe that), at a cost of 240 bytes of
-/// stores per call, which is as much as the work on a one-block request. The schedules the
-/// drivers own ([`AesRoundKeys`]) are expanded in place and wiped on re-key and on drop.
+/// A view rather than a copy: a copy of the 240 bytes into a stack array was a `memcpy`
+/// call per request (which the emulator, running the GCM entries, cannot follow) and a
+/// copy of key material on the stack that nothing wiped. The schedules the drivers own
+/// ([`AesRoundKeys`]) are expanded in place and wiped on re-key and on drop.
 #[derive(Clone, Copy)]
-pub(crate) struct Keys {
-    k: [__m128i; 15],
+pub(crate) struct Keys<'a> {
+    k: &'a [[u8; 16]; 15],
+    /// 10 ..= 14 (clamped when made), so no round-key index can leave the array.
     rounds: usize,
 }
 
-impl Keys {
+impl<'a> Keys<'a> {
     /// The encryption schedule.
     ///
     /// # Safety
@@ -89,10 +90,21 @@ impl Keys {
     /// rely on, so it is only ever made where that is known (the `#[target_feature]`
     /// kernels, whose callers hold an [`AesNi`](crate::x86::token::AesNi) token).
     #[inline(always)]
-    pub(crate) unsafe fn enc(ks: &AesRoundKeys) -> Keys {
+    pub(crate) unsafe fn enc(ks: &'a AesRoundKeys) -> Keys<'a> {
+        // SAFETY: the caller's contract.
+        unsafe { Keys::enc_bytes(&ks.enc, ks.rounds) }
+    }
+
+    /// The encryption schedule from its bytes and round count (clamped to 10 ..= 14, so
+    /// that no index can leave the array: the entries that use this must not panic).
+    ///
+    /// # Safety
+    /// As [`Keys::enc`].
+    #[inline(always)]
+    pub(crate) unsafe fn enc_bytes(enc: &'a [[u8; 16]; 15], rounds: usize) -> Keys<'a> {
         Keys {
-            k: core::array::from_fn(|i| load(&ks.enc[i])),
-            rounds: ks.rounds,
+            k: enc,
+            rounds: rounds.clamp(10, 14),
         }
     }
 
@@ -101,37 +113,43 @@ impl Keys {
     /// # Safety
     /// As [`Keys::enc`].
     #[inline(always)]
-    pub(crate) unsafe fn dec(ks: &AesRoundKeys) -> Keys {
+    pub(crate) unsafe fn dec(ks: &'a AesRoundKeys) -> Keys<'a> {
         Keys {
-            k: core::array::from_fn(|i| load(&ks.dec[i])),
-            rounds: ks.rounds,
+            k: &ks.dec,
+            rounds: ks.rounds.clamp(10, 14),
         }
+    }
+
+    /// Round key `i` (`i <= rounds`).
+    #[inline(always)]
+    fn rk(&self, i: usize) -> __m128i {
+        load(&self.k[i])
     }
 
     /// Encrypts one block.
     #[inline(always)]
     pub(crate) fn encrypt1(&self, b: __m128i) -> __m128i {
-        let mut b = xor(b, self.k[0]);
+        let mut b = xor(b, self.rk(0));
         // SAFETY: `self` exists, so AES-NI is present: a `Keys` is only made by the unsafe
         // `Keys::enc`/`Keys::dec`, inside kernels whose callers hold an `AesNi` token.
         unsafe {
             for k in &self.k[1..self.rounds] {
-                b = _mm_aesenc_si128(b, *k);
+                b = _mm_aesenc_si128(b, load(k));
             }
-            _mm_aesenclast_si128(b, self.k[self.rounds])
+            _mm_aesenclast_si128(b, self.rk(self.rounds))
         }
     }
 
     /// Decrypts one block.
     #[inline(always)]
     pub(crate) fn decrypt1(&self, b: __m128i) -> __m128i {
-        let mut b = xor(b, self.k[0]);
+        let mut b = xor(b, self.rk(0));
         // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
-                b = _mm_aesdec_si128(b, *k);
+                b = _mm_aesdec_si128(b, load(k));
             }
-            _mm_aesdeclast_si128(b, self.k[self.rounds])
+            _mm_aesdeclast_si128(b, self.rk(self.rounds))
         }
     }
 
@@ -139,17 +157,18 @@ impl Keys {
     #[inline(always)]
     pub(crate) fn encrypt8(&self, mut b: [__m128i; LANES]) -> [__m128i; LANES] {
         for x in &mut b {
-            *x = xor(*x, self.k[0]);
+            *x = xor(*x, self.rk(0));
         }
         // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
+                let k = load(k);
                 for x in &mut b {
-                    *x = _mm_aesenc_si128(*x, *k);
+                    *x = _mm_aesenc_si128(*x, k);
                 }
             }
             for x in &mut b {
-                *x = _mm_aesenclast_si128(*x, self.k[self.rounds]);
+                *x = _mm_aesenclast_si128(*x, self.rk(self.rounds));
             }
         }
         b
@@ -166,13 +185,14 @@ impl Keys {
         mut between: impl FnMut(usize),
     ) -> [__m128i; LANES] {
         for x in &mut b {
-            *x = xor(*x, self.k[0]);
+            *x = xor(*x, self.rk(0));
         }
         for r in 1..self.rounds {
+            let k = self.rk(r);
             // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
             unsafe {
                 for x in &mut b {
-                    *x = _mm_aesenc_si128(*x, self.k[r]);
+                    *x = _mm_aesenc_si128(*x, k);
                 }
             }
             between(r);
@@ -180,7 +200,7 @@ impl Keys {
         // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for x in &mut b {
-                *x = _mm_aesenclast_si128(*x, self.k[self.rounds]);
+                *x = _mm_aesenclast_si128(*x, self.rk(self.rounds));
             }
         }
         b
@@ -190,17 +210,18 @@ impl Keys {
     #[inline(always)]
     pub(crate) fn decrypt8(&self, mut b: [__m128i; LANES]) -> [__m128i; LANES] {
         for x in &mut b {
-            *x = xor(*x, self.k[0]);
+            *x = xor(*x, self.rk(0));
         }
         // SAFETY: as in `encrypt1`: a `Keys` proves AES-NI.
         unsafe {
             for k in &self.k[1..self.rounds] {
+                let k = load(k);
                 for x in &mut b {
-                    *x = _mm_aesdec_si128(*x, *k);
+                    *x = _mm_aesdec_si128(*x, k);
                 }
             }
             for x in &mut b {
-                *x = _mm_aesdeclast_si128(*x, self.k[self.rounds]);
+                *x = _mm_aesdeclast_si128(*x, self.rk(self.rounds));
             }
         }
         b

@@ -14,8 +14,16 @@
 //! One-shot `seal` and `open` run the whole request in one `#[target_feature]` entry
 //! call. `open` decrypts and authenticates in the same pass, then compares the tag in
 //! constant time and wipes the buffer if it does not verify: no plaintext is left behind.
+//!
+//! The entries (`gcm_enc_aesni`, `gcm_dec_aesni`, `gcm_seal_aesni`, `gcm_open_aesni`,
+//! `gcm_tag_aesni`; the AAD goes through `ghash-clmulni`'s `ghash_clmulni`) take plain
+//! pointers and lengths and contain no panic path and no call (no `memcpy` either: partial
+//! blocks move in 8/4/2/1-byte pieces), so that the very functions the driver calls also
+//! run under the Bochs emulator (`cargo xtask emu`, driver `aesni`, via
+//! [`crate::aes::aesni::raw`]) and pass the machine-code check (`cargo xtask asm`: SSE
+//! encoding on xmm only, so they run on AES-NI CPUs without AVX).
 
-use core::arch::x86_64::{__m128i, _mm_set_epi32};
+use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
 use cryptoreg_registry::{
     inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures, InOut, Result,
@@ -25,10 +33,13 @@ use zeroize::Zeroize;
 
 use super::cipher::{load, store, xor, Keys, LANES, WIDE};
 use super::key_schedule::{expand_into, AesRoundKeys};
+use crate::aes::vaes::raw::RoundKeyBytes;
 use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
+use crate::ghash::clmulni::ghash_clmulni;
 use crate::ghash::clmulni::xmm::{Clmul, HPowers, GROUP};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNiPclmul;
+use crate::x86::vector::load_lt16;
 
 const DRIVER: &str = "gcm-aes-aesni";
 
@@ -42,7 +53,7 @@ struct GcmAesni {
 }
 
 // Layout of the per-request state (`AeadState` bytes / lanes).
-/// Bytes 0..16: the GHASH accumulator in register form.
+/// Bytes 0..16: the GHASH accumulator (GHASH byte order).
 const Y: usize = 0;
 /// Bytes 16..32: J0.
 const J0: usize = 16;
@@ -73,6 +84,13 @@ impl Run {
         }
     }
 
+    /// The counter block `J0[..12] || ctr` the streaming entries take.
+    fn ctr_block(&self) -> [u8; 16] {
+        let mut b = self.j0;
+        b[12..].copy_from_slice(&self.ctr.to_be_bytes());
+        b
+    }
+
     fn save(&self, st: &mut AeadState) {
         st.bytes[Y..Y + 16].copy_from_slice(&self.y);
         st.set_lane(CTR, u64::from(self.ctr));
@@ -87,7 +105,7 @@ impl Drop for Run {
 
 /// The stitched kernels, instantiated inside the entries below (all `inline(always)`).
 struct Gcm<'a> {
-    k: Keys,
+    k: Keys<'a>,
     c: Clmul,
     powers: &'a HPowers,
     /// The first 12 bytes of J0 as little-endian words, for building counter blocks.
@@ -95,16 +113,23 @@ struct Gcm<'a> {
 }
 
 impl<'a> Gcm<'a> {
+    /// `j0` supplies the nonce words (its first 12 bytes: J0 or any counter block).
+    ///
     /// # Safety
     /// Only inside a function compiled with `aes,pclmulqdq,ssse3,sse2`, on a CPU that has
     /// them.
     #[inline(always)]
-    unsafe fn new(ks: &AesRoundKeys, powers: &'a HPowers, j0: &[u8; 16]) -> Gcm<'a> {
+    unsafe fn new(
+        keys: &'a RoundKeyBytes,
+        rounds: usize,
+        powers: &'a HPowers,
+        j0: &[u8; 16],
+    ) -> Gcm<'a> {
         let word =
             |i: usize| i32::from_le_bytes([j0[4 * i], j0[4 * i + 1], j0[4 * i + 2], j0[4 * i + 3]]);
         Gcm {
             // SAFETY: the caller's contract: AES-NI is enabled here.
-            k: unsafe { Keys::enc(ks) },
+            k: unsafe { Keys::enc_bytes(keys, rounds) },
             // SAFETY: the caller's contract: PCLMULQDQ, SSSE3 and SSE2 are enabled here.
             c: unsafe { Clmul::new() },
             powers,
@@ -137,11 +162,11 @@ impl<'a> Gcm<'a> {
     #[inline(always)]
     fn encrypt(&self, mut y: __m128i, ctr: &mut u32, mut io: RawInOut<'_>) -> __m128i {
         let c = self.c;
-        let (len, mut off) = (io.len(), 0);
         // The previous group's ciphertext in register form, hashed during this group's
         // AES rounds.
         let mut pending: Option<[__m128i; LANES]> = None;
-        while len - off >= WIDE {
+        while io.len() >= WIDE {
+            let (mut head, tail) = io.split_at(WIDE);
             let ctrs = core::array::from_fn(|i| self.ctr_block(ctr.wrapping_add(i as u32)));
             let ks = match pending {
                 None => self.k.encrypt8(ctrs),
@@ -158,40 +183,50 @@ impl<'a> Gcm<'a> {
                     ks
                 }
             };
-            let mut d = io.load_blocks::<LANES>(off);
+            let mut d = head.load_blocks::<LANES>(0);
             for (x, s) in d.iter_mut().zip(ks) {
                 *x = xor(*x, s);
             }
-            io.store_blocks(off, &d);
+            head.store_blocks(0, &d);
             pending = Some(d.map(|b| c.bswap(b)));
             *ctr = ctr.wrapping_add(LANES as u32);
-            off += WIDE;
+            io = tail;
         }
         if let Some(prev) = pending {
             y = c.group_regs(self.powers, y, &prev);
         }
-        // Up to seven whole blocks, hashed as one group.
+        // Up to seven whole blocks, hashed as one group. (The runs are split off the front
+        // and the block counts bounded by construction, so that the entries have no
+        // bounds check that could panic: they also run under the emulator.)
         let mut rest = [y; LANES];
         let mut n = 0;
-        while len - off >= 16 {
-            let out = xor(io.load(off), self.k.encrypt1(self.ctr_block(*ctr)));
-            io.store(off, out);
-            rest[n] = c.bswap(out);
+        while io.len() >= 16 {
+            let (mut block, tail) = io.split_at(16);
+            let out = xor(block.load(0), self.k.encrypt1(self.ctr_block(*ctr)));
+            block.store(0, out);
+            // Always `Some`: fewer than `WIDE` bytes are left after the wide loop.
+            if let Some(slot) = rest.get_mut(n) {
+                *slot = c.bswap(out);
+            }
             n += 1;
             *ctr = ctr.wrapping_add(1);
-            off += 16;
+            io = tail;
         }
-        y = c.group_regs(self.powers, y, &rest[..n]);
-        let partial = len - off;
+        y = c.group_regs(self.powers, y, &rest[..n.min(LANES)]);
+        let partial = io.len();
         if partial > 0 {
-            let mut block = [0u8; 16];
-            io.read(off, &mut block[..partial]);
-            let out = xor(load(&block), self.k.encrypt1(self.ctr_block(*ctr)));
-            store(&mut block, out);
-            io.write(off, &block[..partial]);
-            block[partial..].fill(0);
-            y = c.group_regs(self.powers, y, &[c.load_block(&block)]);
-            block.zeroize();
+            // The keystream's bytes past the end cleared, so that the output block is the
+            // ciphertext zero-padded, as GHASH takes it.
+            // SAFETY: 16 readable bytes and `partial < 16`; SSE2 is baseline.
+            let ks = unsafe {
+                _mm_and_si128(
+                    self.k.encrypt1(self.ctr_block(*ctr)),
+                    load_lt16([0xff; 16].as_ptr(), partial),
+                )
+            };
+            let out = xor(io.load_partial(0, partial), ks);
+            io.store_partial(0, partial, out);
+            y = c.group_regs(self.powers, y, &[c.bswap(out)]);
             *ctr = ctr.wrapping_add(1);
         }
         y
@@ -201,10 +236,10 @@ impl<'a> Gcm<'a> {
     #[inline(always)]
     fn decrypt(&self, mut y: __m128i, ctr: &mut u32, mut io: RawInOut<'_>) -> __m128i {
         let c = self.c;
-        let (len, mut off) = (io.len(), 0);
-        while len - off >= WIDE {
+        while io.len() >= WIDE {
+            let (mut head, tail) = io.split_at(WIDE);
             let ctrs = core::array::from_fn(|i| self.ctr_block(ctr.wrapping_add(i as u32)));
-            let mut d = io.load_blocks::<LANES>(off);
+            let mut d = head.load_blocks::<LANES>(0);
             let mut x = d.map(|b| c.bswap(b));
             x[0] = c.xor(x[0], y);
             let mut w = c.zero_wide();
@@ -217,30 +252,32 @@ impl<'a> Gcm<'a> {
             for (b, s) in d.iter_mut().zip(ks) {
                 *b = xor(*b, s);
             }
-            io.store_blocks(off, &d);
+            head.store_blocks(0, &d);
             *ctr = ctr.wrapping_add(LANES as u32);
-            off += WIDE;
+            io = tail;
         }
+        // As in `encrypt`: runs split off the front, counts bounded.
         let mut rest = [y; LANES];
         let mut n = 0;
-        while len - off >= 16 {
-            let input = io.load(off);
-            rest[n] = c.bswap(input);
+        while io.len() >= 16 {
+            let (mut block, tail) = io.split_at(16);
+            let input = block.load(0);
+            // Always `Some`: fewer than `WIDE` bytes are left after the wide loop.
+            if let Some(slot) = rest.get_mut(n) {
+                *slot = c.bswap(input);
+            }
             n += 1;
-            io.store(off, xor(input, self.k.encrypt1(self.ctr_block(*ctr))));
+            block.store(0, xor(input, self.k.encrypt1(self.ctr_block(*ctr))));
             *ctr = ctr.wrapping_add(1);
-            off += 16;
+            io = tail;
         }
-        y = c.group_regs(self.powers, y, &rest[..n]);
-        let partial = len - off;
+        y = c.group_regs(self.powers, y, &rest[..n.min(LANES)]);
+        let partial = io.len();
         if partial > 0 {
-            let mut block = [0u8; 16];
-            io.read(off, &mut block[..partial]);
-            y = c.group_regs(self.powers, y, &[c.load_block(&block)]);
-            let out = xor(load(&block), self.k.encrypt1(self.ctr_block(*ctr)));
-            store(&mut block, out);
-            io.write(off, &block[..partial]);
-            block.zeroize();
+            let input = io.load_partial(0, partial);
+            y = c.group_regs(self.powers, y, &[c.bswap(input)]);
+            let out = xor(input, self.k.encrypt1(self.ctr_block(*ctr)));
+            io.store_partial(0, partial, out);
             *ctr = ctr.wrapping_add(1);
         }
         y
@@ -271,95 +308,213 @@ unsafe fn derive_h(ks: &AesRoundKeys) -> [u8; 16] {
     h
 }
 
-/// Absorbs whole AAD blocks into `run.y`.
+/// Streaming encryption of `len` bytes (a partial block only at the end of a request):
+/// the keystream from the counter block `ctr` (its last four bytes a big-endian counter,
+/// advanced), the ciphertext GHASHed into `acc` (GHASH byte order). `keys` is the
+/// encryption schedule of `rounds` (10, 12, 14). Plain pointers and lengths, no
+/// allocation, no panic, no call: also run under the emulator (`aes::aesni::raw`).
 ///
 /// # Safety
-/// The CPU has the features this function is compiled for.
+/// `src` is valid for reads and `dst` for writes of `len` bytes, `src == dst` or the two
+/// do not overlap; the CPU has AES-NI, PCLMULQDQ, SSSE3 and SSE2.
 #[inline(never)]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-unsafe fn aad_entry(ks: &AesRoundKeys, powers: &HPowers, run: &mut Run, aad: &[u8]) {
-    // SAFETY: compiled with the features `Gcm` needs, present per this function's contract.
-    let g = unsafe { Gcm::new(ks, powers, &run.j0) };
-    let y = g.hash(g.c.load_raw(&run.y), aad);
-    g.c.store_raw(&mut run.y, y);
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gcm_enc_aesni(
+    keys: &RoundKeyBytes,
+    rounds: usize,
+    powers: &HPowers,
+    ctr: &mut [u8; 16],
+    acc: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { crypt(keys, rounds, powers, ctr, acc, src, dst, len, true) }
 }
 
-/// Encrypts or decrypts one run of text (whole blocks, then a partial one only at the end
-/// of a request), hashing the ciphertext.
+/// Streaming decryption: the ciphertext GHASHed into `acc`, then decrypted. As
+/// [`gcm_enc_aesni`] otherwise.
 ///
 /// # Safety
-/// The CPU has the features this function is compiled for.
+/// As [`gcm_enc_aesni`].
 #[inline(never)]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-unsafe fn crypt_entry(
-    ks: &AesRoundKeys,
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gcm_dec_aesni(
+    keys: &RoundKeyBytes,
+    rounds: usize,
     powers: &HPowers,
-    run: &mut Run,
-    io: RawInOut<'_>,
+    ctr: &mut [u8; 16],
+    acc: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { crypt(keys, rounds, powers, ctr, acc, src, dst, len, false) }
+}
+
+/// The body of the streaming entries (inlined into each).
+///
+/// # Safety
+/// As [`gcm_enc_aesni`], inside a function compiled with its features.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn crypt(
+    keys: &RoundKeyBytes,
+    rounds: usize,
+    powers: &HPowers,
+    ctr: &mut [u8; 16],
+    acc: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
     encrypt: bool,
 ) {
-    // SAFETY: compiled with the features `Gcm` needs, present per this function's contract.
-    let g = unsafe { Gcm::new(ks, powers, &run.j0) };
-    let y = g.c.load_raw(&run.y);
-    let y = if encrypt {
-        g.encrypt(y, &mut run.ctr, io)
-    } else {
-        g.decrypt(y, &mut run.ctr, io)
+    // SAFETY: the caller's contract: the features are enabled and present, the pointers
+    // valid for `len` bytes, identical or disjoint.
+    let (g, io) = unsafe {
+        (
+            Gcm::new(keys, rounds, powers, ctr),
+            RawInOut::from_raw(src, dst, len),
+        )
     };
-    g.c.store_raw(&mut run.y, y);
+    let mut n = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
+    let y = g.c.load_block(acc);
+    let y = if encrypt {
+        g.encrypt(y, &mut n, io)
+    } else {
+        g.decrypt(y, &mut n, io)
+    };
+    g.c.store_raw(acc, g.c.bswap(y));
+    ctr[12..].copy_from_slice(&n.to_be_bytes());
 }
 
-/// The full tag of a request whose AAD and text were absorbed into `run`.
+/// The full 16-byte tag of a request whose AAD and text were absorbed into `acc` (GHASH
+/// byte order): GHASH of the length block, masked with E(K, J0). As [`gcm_enc_aesni`]
+/// for the rest.
 ///
 /// # Safety
-/// The CPU has the features this function is compiled for.
+/// The CPU has AES-NI, PCLMULQDQ, SSSE3 and SSE2.
 #[inline(never)]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-unsafe fn tag_entry(
-    ks: &AesRoundKeys,
-    powers: &HPowers,
-    run: &Run,
-    aad_len: u64,
-    text_len: u64,
-) -> [u8; 16] {
-    // SAFETY: compiled with the features `Gcm` needs, present per this function's contract.
-    let g = unsafe { Gcm::new(ks, powers, &run.j0) };
-    g.tag(g.c.load_raw(&run.y), &run.j0, aad_len, text_len)
-}
-
-/// A whole one-shot request in place: AAD, text, tag, in one call.
-///
-/// # Safety
-/// The CPU has the features this function is compiled for.
-#[inline(never)]
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-unsafe fn one_shot_entry(
-    ks: &AesRoundKeys,
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gcm_tag_aesni(
+    keys: &RoundKeyBytes,
+    rounds: usize,
     powers: &HPowers,
     j0: &[u8; 16],
-    aad: &[u8],
-    data: &mut [u8],
-    encrypt: bool,
-) -> [u8; 16] {
+    acc: &[u8; 16],
+    aad_len: u64,
+    text_len: u64,
+    tag: &mut [u8; 16],
+) {
     // SAFETY: compiled with the features `Gcm` needs, present per this function's contract.
-    let g = unsafe { Gcm::new(ks, powers, j0) };
+    let g = unsafe { Gcm::new(keys, rounds, powers, j0) };
+    *tag = g.tag(g.c.load_block(acc), j0, aad_len, text_len);
+}
+
+/// A whole encryption (the one-shot `seal`): AAD, text from `J0 + 1` from `src` into
+/// `dst`, lengths, and the full 16-byte tag into `tag`. As [`gcm_enc_aesni`] otherwise.
+///
+/// # Safety
+/// `aad` is valid for reads of `aad_len` bytes; otherwise as [`gcm_enc_aesni`].
+#[inline(never)]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gcm_seal_aesni(
+    keys: &RoundKeyBytes,
+    rounds: usize,
+    powers: &HPowers,
+    j0: &[u8; 16],
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &mut [u8; 16],
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        one_shot(
+            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, true,
+        )
+    }
+}
+
+/// A whole decryption (the one-shot `open`): decrypts into `dst` and writes the full
+/// expected tag into `tag`; the caller compares it and wipes `dst` on a mismatch.
+///
+/// # Safety
+/// As [`gcm_seal_aesni`].
+#[inline(never)]
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gcm_open_aesni(
+    keys: &RoundKeyBytes,
+    rounds: usize,
+    powers: &HPowers,
+    j0: &[u8; 16],
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &mut [u8; 16],
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        one_shot(
+            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, false,
+        )
+    }
+}
+
+/// The body of the one-shot entries (inlined into each).
+///
+/// # Safety
+/// As [`gcm_seal_aesni`], inside a function compiled with its features.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn one_shot(
+    keys: &RoundKeyBytes,
+    rounds: usize,
+    powers: &HPowers,
+    j0: &[u8; 16],
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tag: &mut [u8; 16],
+    encrypt: bool,
+) {
+    // SAFETY: the caller's contract: the features are enabled and present, `aad` valid
+    // for `aad_len` bytes, `src`/`dst` for `len`, identical or disjoint.
+    let (g, whole_aad, io) = unsafe {
+        (
+            Gcm::new(keys, rounds, powers, j0),
+            core::slice::from_raw_parts(aad, aad_len - aad_len % 16),
+            RawInOut::from_raw(src, dst, len),
+        )
+    };
     let c = g.c;
-    let whole = aad.len() - aad.len() % 16;
-    let mut y = g.hash(c.zero(), &aad[..whole]);
-    if whole < aad.len() {
-        let mut block = [0u8; 16];
-        block[..aad.len() - whole].copy_from_slice(&aad[whole..]);
-        y = g.hash(y, &block);
+    let mut y = g.hash(c.zero(), whole_aad);
+    let rest = aad_len % 16;
+    if rest > 0 {
+        // SAFETY: the last `rest < 16` AAD bytes are readable (contract); zero-padded.
+        let last = unsafe { load_lt16(aad.add(aad_len - rest), rest) };
+        y = c.group_regs(powers, y, &[c.bswap(last)]);
     }
     let mut ctr = 2u32;
-    let text_len = data.len() as u64;
-    let io = RawInOut::in_place(data);
     y = if encrypt {
         g.encrypt(y, &mut ctr, io)
     } else {
         g.decrypt(y, &mut ctr, io)
     };
-    g.tag(y, j0, aad.len() as u64, text_len)
+    *tag = g.tag(y, j0, aad_len as u64, len as u64);
 }
 
 impl GcmAesni {
@@ -367,8 +522,8 @@ impl GcmAesni {
     /// the zero-padded last block).
     fn run_aad(&self, st: &mut AeadState, aad: &[u8], counted: usize) {
         let mut run = Run::load(st);
-        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2.
-        unsafe { aad_entry(&self.keys, &self.powers, &mut run, aad) };
+        // SAFETY: `self.token` proves PCLMULQDQ, SSSE3 and SSE2; `aad` is a live slice.
+        unsafe { ghash_clmulni(&self.powers, &mut run.y, aad.as_ptr(), aad.len()) };
         run.save(st);
         st.set_lane(AAD_LEN, st.lane(AAD_LEN) + counted as u64);
     }
@@ -376,16 +531,29 @@ impl GcmAesni {
     fn run_text(&self, st: &mut AeadState, data: InOut<'_>, encrypt: bool) {
         let len = data.len() as u64;
         let mut run = Run::load(st);
-        // SAFETY: as in `run_aad`.
+        let mut ctr = run.ctr_block();
+        let mut io = RawInOut::from_inout(data);
+        let entry = if encrypt {
+            gcm_enc_aesni
+        } else {
+            gcm_dec_aesni
+        };
+        let (src, dst) = (io.src(), io.dst());
+        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2; `io` borrows `len`
+        // bytes at `src` and `dst`, identical or disjoint.
         unsafe {
-            crypt_entry(
-                &self.keys,
+            entry(
+                &self.keys.enc,
+                self.keys.rounds,
                 &self.powers,
-                &mut run,
-                RawInOut::from_inout(data),
-                encrypt,
+                &mut ctr,
+                &mut run.y,
+                src,
+                dst,
+                io.len(),
             )
         };
+        run.ctr = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
         run.save(st);
         st.set_lane(TEXT_LEN, st.lane(TEXT_LEN) + len);
     }
@@ -415,8 +583,30 @@ impl GcmAesni {
             authsize: tag_len,
         };
         let j0 = self.check_request(nonce, &lens)?;
-        // SAFETY: as in `run_aad`.
-        Ok(unsafe { one_shot_entry(&self.keys, &self.powers, &j0, aad, data, encrypt) })
+        let entry = if encrypt {
+            gcm_seal_aesni
+        } else {
+            gcm_open_aesni
+        };
+        let mut tag = [0u8; 16];
+        let p = data.as_mut_ptr();
+        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2; `aad` and `data`
+        // are live slices, `data` in place.
+        unsafe {
+            entry(
+                &self.keys.enc,
+                self.keys.rounds,
+                &self.powers,
+                &j0,
+                aad.as_ptr(),
+                aad.len(),
+                p.cast_const(),
+                p,
+                data.len(),
+                &mut tag,
+            )
+        };
+        Ok(tag)
     }
 }
 
@@ -487,14 +677,18 @@ impl AeadImpl for GcmAesni {
 
     fn finish(&self, st: &mut AeadState, tag: &mut [u8]) {
         let run = Run::load(st);
-        // SAFETY: as in `run_aad`.
-        let mut full = unsafe {
-            tag_entry(
-                &self.keys,
+        let mut full = [0u8; 16];
+        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2.
+        unsafe {
+            gcm_tag_aesni(
+                &self.keys.enc,
+                self.keys.rounds,
                 &self.powers,
-                &run,
+                &run.j0,
+                &run.y,
                 st.lane(AAD_LEN),
                 st.lane(TEXT_LEN),
+                &mut full,
             )
         };
         let n = tag.len().min(16);

@@ -15,3 +15,16 @@ pub(crate) mod ecb;
 pub(crate) mod gcm;
 pub(crate) mod key_schedule;
 pub(crate) mod xts;
+
+/// The raw entry points of `gcm-aes-aesni` and `ghash-clmulni`, for the emulator test
+/// crate (`emu/`) and the machine-code check (`cargo xtask asm`), as
+/// [`crate::aes::vaes::raw`] has them for the VAES drivers. Not a public API: the
+/// registry's drivers are. The drivers call these same functions.
+#[doc(hidden)]
+pub mod raw {
+    pub use super::gcm::{
+        gcm_dec_aesni, gcm_enc_aesni, gcm_open_aesni, gcm_seal_aesni, gcm_tag_aesni,
+    };
+    pub use crate::ghash::clmulni::ghash_clmulni;
+    pub use crate::ghash::clmulni::xmm::HPowers;
+}

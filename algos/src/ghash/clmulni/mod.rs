@@ -34,23 +34,27 @@ impl GhashBackend for ClmulniKey {
     }
 
     fn update_blocks(&self, acc: &mut [u8; 16], blocks: &[u8]) {
-        // SAFETY: `self._token` proves PCLMULQDQ, SSSE3 and SSE2 on this CPU.
-        unsafe { update_entry(&self.powers, acc, blocks) }
+        // SAFETY: `self._token` proves PCLMULQDQ, SSSE3 and SSE2 on this CPU; `blocks` is
+        // a live slice.
+        unsafe { ghash_clmulni(&self.powers, acc, blocks.as_ptr(), blocks.len()) }
     }
 }
 
-/// GHASH over the whole blocks of `data` into `acc` (GHASH byte order).
+/// GHASH over the whole blocks of the `len` bytes at `data` into `acc` (GHASH byte
+/// order); a trailing partial block is ignored (the callers pass whole blocks). Shared by
+/// `ghash-clmulni` and `gcm-aes-aesni` (its AAD), and exported through
+/// [`crate::aes::aesni::raw`] for `cargo xtask emu` / `cargo xtask asm`: plain pointer and
+/// length, no allocation, no panic, no call.
 ///
 /// # Safety
-/// The CPU has PCLMULQDQ, SSSE3 and SSE2.
+/// `data` is valid for reads of `len` bytes and the CPU has PCLMULQDQ, SSSE3 and SSE2.
 #[inline(never)]
 #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-unsafe fn update_entry(powers: &HPowers, acc: &mut [u8; 16], data: &[u8]) {
+pub unsafe fn ghash_clmulni(powers: &HPowers, acc: &mut [u8; 16], data: *const u8, len: usize) {
     // SAFETY: this function is compiled with the features `Clmul` stands for, and its
-    // contract says the CPU has them.
-    let c = unsafe { Clmul::new() };
+    // contract says the CPU has them; `len` bytes at `data` are readable.
+    let (c, data) = unsafe { (Clmul::new(), core::slice::from_raw_parts(data, len)) };
     let y = c.update(powers, c.load_block(acc), data);
-    *acc = [0; 16];
     c.store_raw(acc, c.bswap(y));
 }
 

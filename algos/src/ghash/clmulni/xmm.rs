@@ -26,18 +26,20 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::ghash::generic::gf128_mul;
 
 /// Blocks per aggregated group (powers H^1 ..= H^8 are precomputed).
-pub(crate) const GROUP: usize = 8;
+pub const GROUP: usize = 8;
 
 /// H^1 ..= H^8 (index 0 is H), each as the little-endian bytes of the big-endian value
 /// of the GHASH block, so that an unaligned load gives the register form directly.
-/// Key material: wiped on drop.
+/// Key material: wiped on drop. `repr(transparent)`, so that the emulator crate can pass
+/// 128 bytes of its own as a table (`aes::aesni::raw`).
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub(crate) struct HPowers(pub(crate) [[u8; 16]; GROUP]);
+#[repr(transparent)]
+pub struct HPowers(pub(crate) [[u8; 16]; GROUP]);
 
 impl HPowers {
     /// The powers of `h` (GHASH byte order), computed with the portable constant-time
     /// multiply (a key-setup cost of seven multiplies).
-    pub(crate) fn new(h: &[u8; 16]) -> HPowers {
+    pub fn new(h: &[u8; 16]) -> HPowers {
         let h = u128::from_be_bytes(*h);
         let mut p = h;
         let mut out = [[0u8; 16]; GROUP];
@@ -46,6 +48,11 @@ impl HPowers {
             p = gf128_mul(p, h);
         }
         HPowers(out)
+    }
+
+    /// The table as bytes (H^1 first), for the emulator crate's native side.
+    pub fn as_bytes(&self) -> &[[u8; 16]; GROUP] {
+        &self.0
     }
 }
 
@@ -93,12 +100,6 @@ impl Clmul {
     pub(crate) fn load_power(self, p: &[u8; 16]) -> __m128i {
         // SAFETY: 16 readable bytes, unaligned load; SSE2 is baseline.
         unsafe { _mm_loadu_si128(p.as_ptr().cast()) }
-    }
-
-    /// Loads a register-form value stored by [`store_raw`](Self::store_raw).
-    #[inline(always)]
-    pub(crate) fn load_raw(self, b: &[u8; 16]) -> __m128i {
-        self.load_power(b)
     }
 
     /// Stores a register-form value as is (for state kept between calls).
@@ -190,7 +191,7 @@ impl Clmul {
             *x = self.load_block(b.try_into().unwrap_or(&[0; 16]));
             n += 1;
         }
-        self.group_regs(powers, y, &xs[..n])
+        self.group_regs(powers, y, &xs[..n.min(GROUP)])
     }
 
     /// One group of `n = xs.len() <= 8` register-form blocks, one reduction:
@@ -202,9 +203,10 @@ impl Clmul {
             return y;
         }
         let mut w = self.zero_wide();
-        for (i, &x) in xs[..n].iter().enumerate() {
+        // x1 with H^n, ..., xn with H^1 (indexes bounded by construction: no panic path).
+        for (i, (&x, p)) in xs[..n].iter().zip(powers.0[..n].iter().rev()).enumerate() {
             let x = if i == 0 { self.xor(x, y) } else { x };
-            self.mul_acc(&mut w, x, self.load_power(&powers.0[n - 1 - i]));
+            self.mul_acc(&mut w, x, self.load_power(p));
         }
         self.reduce(w)
     }
@@ -214,7 +216,9 @@ impl Clmul {
     /// accumulator).
     #[inline(always)]
     pub(crate) fn mul_acc_step(self, w: &mut Wide, powers: &HPowers, x: __m128i, i: usize) {
-        self.mul_acc(w, x, self.load_power(&powers.0[GROUP - 1 - i]));
+        // `i < GROUP` (a power of two): the mask only keeps the index provably in bounds.
+        let k = (GROUP - 1).wrapping_sub(i) & (GROUP - 1);
+        self.mul_acc(w, x, self.load_power(&powers.0[k]));
     }
 
     /// XOR of two registers.
