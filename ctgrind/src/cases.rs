@@ -93,13 +93,13 @@ pub fn skcipher(reg: &Registry, driver: &str, key_lens: &[usize]) -> Vec<Outcome
         .collect()
 }
 
-/// `ghash-generic`: `set_key` with H secret, one-shot digests and split updates of secret
-/// data at every length; the two ways must agree.
-pub fn ghash_generic(reg: &Registry) -> Vec<Outcome> {
-    let what = "ghash-generic";
+/// A keyed hash (`ghash-generic` with H secret, `poly1305-generic` with the one-time key
+/// secret): one-shot digests and split updates of secret data at every length; the two
+/// ways must agree.
+pub fn keyed_hash(reg: &Registry, what: &str, key_len: usize) -> Vec<Outcome> {
     let run = || -> Outcome {
         let mut h = reg.alloc_hash(what).map_err(|e| err(what, e))?;
-        h.set_key(&classify(bytes(16, 16)))
+        h.set_key(&classify(bytes(key_len as u64, key_len)))
             .map_err(|e| err(what, e))?;
         for &len in LENGTHS {
             let data = classify(bytes(len as u64 + 200, len));
@@ -124,12 +124,12 @@ pub fn ghash_generic(reg: &Registry) -> Vec<Outcome> {
     vec![run()]
 }
 
-/// `gcm(aes)` over the generic leaves (`gcm_base(ctr(aes-generic),ghash-generic)`):
-/// seal with the key, the AAD and the plaintext secret; open of the (public) ciphertext
-/// and tag with the key secret. Tag sizes 16 and 4, AAD of 0, 13 and 16 bytes.
-pub fn gcm_generic(reg: &Registry) -> Vec<Outcome> {
-    let driver = "gcm_base(ctr(aes-generic),ghash-generic)";
-    [16usize, 32]
+/// An AEAD over generic leaves (`gcm_base(ctr(aes-generic),ghash-generic)`,
+/// `rfc7539(chacha20-generic,poly1305-generic)`, `xchacha20poly1305-generic`): seal with
+/// the key, the AAD and the plaintext secret; open of the (public) ciphertext and tag with
+/// the key secret. Each of `authsizes`, AAD of 0, 13 and 16 bytes.
+pub fn aead(reg: &Registry, driver: &str, key_lens: &[usize], authsizes: &[usize]) -> Vec<Outcome> {
+    key_lens
         .iter()
         .map(|&klen| {
             let what = format!("{driver} {}-bit key", klen * 8);
@@ -137,7 +137,7 @@ pub fn gcm_generic(reg: &Registry) -> Vec<Outcome> {
             a.set_key(&classify(bytes(klen as u64 + 300, klen)))
                 .map_err(|e| err(&what, e))?;
             let nonce = bytes(12, a.nonce_size());
-            for authsize in [16, 4] {
+            for &authsize in authsizes {
                 a.set_authsize(authsize).map_err(|e| err(&what, e))?;
                 for (i, &len) in LENGTHS.iter().enumerate() {
                     let aad = classify(bytes(len as u64, [0, 13, 16][i % 3]));
@@ -160,7 +160,7 @@ pub fn gcm_generic(reg: &Registry) -> Vec<Outcome> {
                 }
             }
             Ok(format!(
-                "{what}: seal, open at lengths {LENGTHS:?}, tags of 16 and 4 bytes"
+                "{what}: seal, open at lengths {LENGTHS:?}, tags of {authsizes:?} bytes"
             ))
         })
         .collect()

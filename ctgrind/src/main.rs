@@ -60,8 +60,24 @@ fn run_all(reg: &Registry) -> Vec<cases::Outcome> {
     let mut out = cases::aes_generic(reg);
     out.extend(cases::skcipher(reg, "ctr(aes-generic)", &[16, 24, 32]));
     out.extend(cases::skcipher(reg, "xts(ecb(aes-generic))", &[32, 64]));
-    out.extend(cases::ghash_generic(reg));
-    out.extend(cases::gcm_generic(reg));
+    out.extend(cases::keyed_hash(reg, "ghash-generic", 16));
+    out.extend(cases::aead(
+        reg,
+        "gcm_base(ctr(aes-generic),ghash-generic)",
+        &[16, 32],
+        &[16, 4],
+    ));
+    // The ChaCha20-Poly1305 ladder's portable drivers (issue 9).
+    out.extend(cases::skcipher(reg, "chacha20-generic", &[32]));
+    out.extend(cases::skcipher(reg, "xchacha20-generic", &[32]));
+    out.extend(cases::keyed_hash(reg, "poly1305-generic", 32));
+    out.extend(cases::aead(
+        reg,
+        "rfc7539(chacha20-generic,poly1305-generic)",
+        &[32],
+        &[16],
+    ));
+    out.extend(cases::aead(reg, "xchacha20poly1305-generic", &[32], &[16]));
     out
 }
 

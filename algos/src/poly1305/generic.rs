@@ -3,6 +3,7 @@
 use cryptoreg_registry::{
     check_key_len, inventory, AlgDef, Ctor, Error, HashImpl, HashState, HostFeatures, Result,
 };
+use subtle::{Choice, ConditionallySelectable};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::{POLY1305_BLOCK_SIZE, POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
@@ -154,10 +155,13 @@ impl<B: Poly1305Blocks> Poly1305<B> {
             c = t >> 26;
         }
         g[4] = (h[4] + c).wrapping_sub(1 << 26);
-        // All ones when g4 >= 0 (take g), zero when negative (keep h).
-        let take_g = (g[4] >> 63).wrapping_sub(1);
+        // Take g when g4 >= 0, keep h when it went negative. A plain mask select here was
+        // turned into a branch on the (secret) comparison by the optimizer, which the
+        // Valgrind constant-time check (`cargo xtask ctgrind`) reported; `subtle`'s select
+        // sits behind an optimization barrier.
+        let take_g = Choice::from(((g[4] >> 63) as u8) ^ 1);
         for i in 0..5 {
-            h[i] = (h[i] & !take_g) | (g[i] & take_g & MASK26);
+            h[i] = u64::conditional_select(&h[i], &(g[i] & MASK26), take_g);
         }
         let mut acc: u128 = 0;
         for (i, l) in h.iter().enumerate() {
