@@ -70,11 +70,48 @@ pub fn sync_copies(root: &Path) -> Result<String, String> {
 /// built on its own, the path dependencies between them served from the other packages.
 /// `--allow-dirty` so that it runs on a working tree with uncommitted edits too.
 pub fn package() -> Result<(), String> {
+    forget_stale_package_sources()?;
     let mut args = vec!["package", "--allow-dirty"];
     for name in PUBLISHED {
         args.extend(["-p", name]);
     }
     status(cargo_command(&args), &args)
+}
+
+/// Removes cargo's unpacked copies of our own packaged crates from earlier `cargo package`
+/// runs. Verification serves the packaged crates from a local registry overlay whose
+/// sources cargo unpacks under `$CARGO_HOME/registry/src/-<hash>/NAME-VERSION`, the hash
+/// derived from the target directory's path; cargo never unpacks a version again that is
+/// already there. So a second run from the same path (a clean clone at the same place, the
+/// same version number, new code) would build the dependents against the *old* sources and
+/// fail for no fault of the tree. Only the overlay directories (names starting with `-`,
+/// never crates.io's) and only our crates are touched.
+fn forget_stale_package_sources() -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return Ok(()); // nothing unpacked yet
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for krate in crates.flatten() {
+            let name = krate.file_name().to_string_lossy().into_owned();
+            if PUBLISHED.iter().any(|p| name.starts_with(&format!("{p}-"))) {
+                std::fs::remove_dir_all(krate.path())
+                    .map_err(|e| format!("removing stale {}: {e}", krate.path().display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
