@@ -71,6 +71,14 @@ pub fn sync_copies(root: &Path) -> Result<String, String> {
 /// `--allow-dirty` so that it runs on a working tree with uncommitted edits too.
 pub fn package() -> Result<(), String> {
     forget_stale_package_sources()?;
+    // Cargo treats a registry crate as immutable, so the verification builds under
+    // `target/package` would also reuse a dependency compiled from an earlier package of
+    // the same version: start them afresh.
+    let builds = crate::emu::target_dir(&crate::root()).join("package");
+    if builds.exists() {
+        std::fs::remove_dir_all(&builds)
+            .map_err(|e| format!("removing {}: {e}", builds.display()))?;
+    }
     let mut args = vec!["package", "--allow-dirty"];
     for name in PUBLISHED {
         args.extend(["-p", name]);
@@ -79,7 +87,7 @@ pub fn package() -> Result<(), String> {
 }
 
 /// Removes cargo's unpacked copies of our own packaged crates from earlier `cargo package`
-/// runs. Verification serves the packaged crates from a local registry overlay whose
+/// runs (found when a second clean clone at the same path failed to verify). Verification serves the packaged crates from a local registry overlay whose
 /// sources cargo unpacks under `$CARGO_HOME/registry/src/-<hash>/NAME-VERSION`, the hash
 /// derived from the target directory's path; cargo never unpacks a version again that is
 /// already there. So a second run from the same path (a clean clone at the same place, the
