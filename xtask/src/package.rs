@@ -71,15 +71,17 @@ pub fn sync_copies(root: &Path) -> Result<String, String> {
 /// `--allow-dirty` so that it runs on a working tree with uncommitted edits too.
 pub fn package() -> Result<(), String> {
     forget_stale_package_sources()?;
-    // Cargo treats a registry crate as immutable, so the verification builds under
-    // `target/package` would also reuse a dependency compiled from an earlier package of
-    // the same version: start them afresh.
-    let builds = crate::emu::target_dir(&crate::root()).join("package");
+    // Cargo treats a registry crate as immutable, so verifying in the shared target
+    // directory would reuse a dependency (our own crate, from the overlay) compiled from an
+    // earlier package of the same version: verify in a target directory of its own,
+    // started afresh each time.
+    let builds = crate::emu::target_dir(&crate::root()).join("package-verify");
     if builds.exists() {
         std::fs::remove_dir_all(&builds)
             .map_err(|e| format!("removing {}: {e}", builds.display()))?;
     }
-    let mut args = vec!["package", "--allow-dirty"];
+    let builds = builds.to_string_lossy().into_owned();
+    let mut args = vec!["package", "--allow-dirty", "--target-dir", &builds];
     for name in PUBLISHED {
         args.extend(["-p", name]);
     }
