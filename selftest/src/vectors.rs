@@ -767,7 +767,7 @@ mod tests {
         assert!(draft >= 5 && kernel >= 7, "{draft} {kernel}");
 
         // RFC 8439: every ChaCha20 vector, 2.5.2 and all of A.3 for Poly1305, both AEAD
-        // vectors; draft-irtf-cfrg-xchacha-03 A.3.1 and A.3.2.
+        // vectors; draft-irtf-cfrg-xchacha-03 A.3.1 and A.3.2; RFC 7634 Appendix A.
         let chacha = sources("chacha20").join("|");
         for want in [
             "2.3.2",
@@ -821,7 +821,19 @@ mod tests {
             aead("xchacha20poly1305"),
             ["draft-irtf-cfrg-xchacha-03 A.3.1"]
         );
-        assert_eq!(aead("rfc7539esp(chacha20,poly1305)").len(), 2);
+        // RFC 7634 Appendix A (the ESP packet trace: 8-byte AAD = SPI || sequence number)
+        // beside RFC 8439's two AEAD vectors in ESP form.
+        let esp = aead("rfc7539esp(chacha20,poly1305)");
+        assert_eq!(esp.len(), 3, "{esp:?}");
+        assert!(esp.iter().any(|s| s == "RFC 7634 Appendix A (ESP example)"));
+        let rfc7634 = set
+            .get_aead("rfc7539esp(chacha20,poly1305)")
+            .unwrap()
+            .iter()
+            .find(|v| v.source == "RFC 7634 Appendix A (ESP example)")
+            .unwrap();
+        assert_eq!(rfc7634.aad, [1, 2, 3, 4, 0, 0, 0, 5]);
+        assert_eq!(rfc7634.plaintext.len(), 88);
         assert!(sources("xchacha20")[0].starts_with("draft-irtf-cfrg-xchacha-03 A.3.2"));
     }
 

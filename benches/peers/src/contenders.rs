@@ -1,7 +1,8 @@
-//! The contenders of an AEAD comparison: a cryptoreg driver by exact name, ring and
-//! aws-lc-rs. Every one seals in place with a 16-byte tag, a 12-byte nonce and the same
-//! AAD, the way a protocol (TLS, ESP) calls them. Written per AEAD, not per cipher, so
-//! ChaCha20-Poly1305 (issue 9) needs only its algorithm values.
+//! The contenders of a comparison: a cryptoreg driver by exact name, ring, aws-lc-rs and
+//! (for ChaCha20) the system OpenSSL. Every AEAD seals in place with a 16-byte tag, a
+//! 12-byte nonce and the same AAD, the way a protocol (TLS, ESP) calls them. ring and
+//! aws-lc-rs are written per AEAD, not per cipher, so ChaCha20-Poly1305 needs only their
+//! algorithm values.
 
 use std::hint::black_box;
 
@@ -105,3 +106,53 @@ pub fn cryptoreg_encrypt<'a>(
         }
     }))
 }
+
+/// The system OpenSSL's ChaCha20-Poly1305 through the `openssl` crate's EVP context, as
+/// a TLS stack calls it: the context keeps the key, every seal sets a fresh nonce, feeds
+/// the AAD, encrypts in place and reads the 16-byte tag.
+pub fn openssl_chapoly_seal<'a>(key: &[u8], aad: &'a [u8], size: usize) -> Contender<'a> {
+    use openssl::cipher::Cipher;
+    use openssl::cipher_ctx::CipherCtx;
+    let mut ctx = CipherCtx::new().expect("EVP context");
+    ctx.encrypt_init(Some(Cipher::chacha20_poly1305()), Some(key), None)
+        .expect("valid key");
+    let nonce = [0u8; 12];
+    let mut buf = vec![0x5au8; size];
+    let mut tag = [0u8; 16];
+    Contender::new(OPENSSL, move |n| {
+        for _ in 0..n {
+            ctx.encrypt_init(None, None, Some(&nonce)).expect("nonce");
+            if !aad.is_empty() {
+                ctx.cipher_update(aad, None).expect("aad");
+            }
+            let len = buf.len();
+            ctx.cipher_update_inplace(black_box(&mut buf), len)
+                .expect("encrypts");
+            ctx.cipher_final(&mut []).expect("finishes");
+            ctx.tag(black_box(&mut tag)).expect("tag");
+        }
+    })
+}
+
+/// The system OpenSSL's plain `chacha20` (EVP_chacha20: 16-byte IV = 32-bit little-endian
+/// counter then the 96-bit nonce, cryptoreg's `chacha20` layout) on `size` bytes in place.
+pub fn openssl_chacha20<'a>(key: &[u8], size: usize) -> Contender<'a> {
+    use openssl::cipher::Cipher;
+    use openssl::cipher_ctx::CipherCtx;
+    let mut ctx = CipherCtx::new().expect("EVP context");
+    ctx.encrypt_init(Some(Cipher::chacha20()), Some(key), None)
+        .expect("valid key");
+    let iv = [0u8; 16];
+    let mut buf = vec![0x5au8; size];
+    Contender::new(OPENSSL, move |n| {
+        for _ in 0..n {
+            ctx.encrypt_init(None, None, Some(&iv)).expect("iv");
+            let len = buf.len();
+            ctx.cipher_update_inplace(black_box(&mut buf), len)
+                .expect("encrypts");
+        }
+    })
+}
+
+/// The label of the OpenSSL contenders (the `openssl` crate over the system library).
+pub const OPENSSL: &str = "OpenSSL (openssl crate)";

@@ -1,16 +1,17 @@
-//! # cryptoreg-peers: cryptoreg's AEADs against ring and aws-lc-rs, in one run
+//! # cryptoreg-peers: cryptoreg's AEADs against ring, aws-lc-rs and OpenSSL, in one run
 //!
-//! `cargo xtask peers [--reps N] [--slice-ms M]` builds this crate in release mode and
-//! runs it. For each algorithm (today AES-GCM; ChaCha20-Poly1305 joins in issue 9, as
-//! one more module like [`aes_gcm`]) it measures every cryptoreg driver of the algorithm
+//! `cargo xtask peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha]` builds this crate in release mode and
+//! runs it. For each algorithm family (AES-GCM in [`aes_gcm`], ChaCha20 and
+//! ChaCha20-Poly1305 in [`chacha`]) it measures every cryptoreg driver of the algorithm
 //! by exact driver name, and the peers, on the same message sizes, interleaved
-//! round-robin ([`harness`]), and prints the table and the ratios the issue's goals name.
+//! round-robin ([`harness`]), and prints the table and the ratios the issues' goals name.
 //!
 //! The registry boots as a service would (`CRYPTOREG_CONFIG` or the embedded defaults:
 //! full self-tests), so only drivers that passed are measured. Not a member of the
 //! workspace: the peers are heavy to build and `cargo xtask ci` must not compile them.
 
 mod aes_gcm;
+mod chacha;
 mod contenders;
 mod harness;
 mod report;
@@ -20,15 +21,33 @@ use std::time::Duration;
 
 use harness::Settings;
 
-const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M]";
+const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha]";
 
-fn parse(args: &[String]) -> Result<Settings, String> {
+/// Which comparisons to run (`--suite`; all of them by default).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Suite {
+    All,
+    AesGcm,
+    Chacha,
+}
+
+fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
     let mut s = Settings {
         reps: 21,
         slice: Duration::from_millis(2),
     };
+    let mut suite = Suite::All;
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--suite" {
+            suite = match it.next().map(String::as_str) {
+                Some("all") => Suite::All,
+                Some("aes-gcm") => Suite::AesGcm,
+                Some("chacha") => Suite::Chacha,
+                _ => return Err(format!("--suite takes all, aes-gcm or chacha\n{USAGE}")),
+            };
+            continue;
+        }
         let mut value = |name: &str| -> Result<u64, String> {
             it.next()
                 .and_then(|v| v.parse().ok())
@@ -41,12 +60,12 @@ fn parse(args: &[String]) -> Result<Settings, String> {
             _ => return Err(USAGE.to_string()),
         }
     }
-    Ok(s)
+    Ok((s, suite))
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let settings = match parse(&args) {
+    let (settings, suite) = match parse(&args) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
@@ -68,6 +87,14 @@ fn main() -> ExitCode {
         settings.reps,
         settings.slice.as_millis()
     );
-    print!("{}", aes_gcm::run(&reg, settings));
+    if suite != Suite::Chacha {
+        print!("{}", aes_gcm::run(&reg, settings));
+    }
+    if suite == Suite::All {
+        println!();
+    }
+    if suite != Suite::AesGcm {
+        print!("{}", chacha::run(&reg, settings));
+    }
     ExitCode::SUCCESS
 }

@@ -1,6 +1,8 @@
-//! Criterion benches of `gcm(aes)`: every driver that passed (concrete drivers, the
-//! template instance the name builds and the all-generic one), with 128- and 256-bit
-//! keys, at the sizes the issue's speed goals name (16, 64, 1420 and 8192 bytes).
+//! Criterion benches of `gcm(aes)` (128- and 256-bit keys) and
+//! `rfc7539(chacha20,poly1305)`: every driver that passed (concrete drivers such as the
+//! fused ChaCha20-Poly1305 ones, the template instance the name builds and the
+//! all-generic one), at the sizes the speed goals of the GCM and ChaCha issues name (16,
+//! 64, 1420 and 8192 bytes).
 //!
 //! `seal` is the one-shot call in place with a 16-byte tag and no AAD. `open` decrypts
 //! out of place from one ciphertext segment into one output segment (`open_to`), as the
@@ -16,16 +18,17 @@ use cryptoreg::{Config, Registry};
 
 const SIZES: &[usize] = &[16, 64, 1420, 8192];
 
-fn bench_gcm(c: &mut Criterion, reg: &Registry, key_len: usize) {
-    let name = "gcm(aes)";
-    let mut group = c.benchmark_group(format!("{name} {}-bit", key_len * 8));
+/// Seal and open of every passed driver of `name` (12-byte nonce, 16-byte tag), keyed
+/// with `key_len` bytes; the group is called `group_name`.
+fn bench_aead(c: &mut Criterion, reg: &Registry, name: &str, group_name: &str, key_len: usize) {
+    let mut group = c.benchmark_group(group_name);
     let drivers = common::drivers(reg, name);
     assert!(!drivers.is_empty(), "no driver of {name} passed");
     for driver in drivers {
         let mut h = reg.alloc_aead(&driver).expect("passed driver allocates");
         let key: Vec<u8> = (0..key_len as u8).map(|i| i ^ 0x80).collect();
         h.set_key(&key).expect("valid key");
-        h.set_authsize(16).expect("GCM takes 16-byte tags");
+        h.set_authsize(16).expect("16-byte tags are valid");
         let nonce = [0x24u8; 12];
         for &size in SIZES {
             group.throughput(Throughput::Bytes(size as u64));
@@ -56,8 +59,10 @@ fn bench_gcm(c: &mut Criterion, reg: &Registry, key_len: usize) {
 
 fn benches(c: &mut Criterion) {
     let reg = cryptoreg::boot(Config::embedded(), None).expect("boot");
-    bench_gcm(c, &reg, 16);
-    bench_gcm(c, &reg, 32);
+    bench_aead(c, &reg, "gcm(aes)", "gcm(aes) 128-bit", 16);
+    bench_aead(c, &reg, "gcm(aes)", "gcm(aes) 256-bit", 32);
+    let chapoly = "rfc7539(chacha20,poly1305)";
+    bench_aead(c, &reg, chapoly, chapoly, 32);
 }
 
 criterion_group! {

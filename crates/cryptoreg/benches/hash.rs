@@ -1,7 +1,9 @@
-//! Criterion benches of `ghash`: every driver that passed, one-shot `digest` with a
-//! 16-byte key, at 16, 64, 1420 and 8192 bytes (the goal compares
-//! `ghash-vpclmulqdq-avx512` with `ghash-clmulni` at 8192). Run with `cargo xtask bench`
-//! or `cargo bench -p cryptoreg --bench hash`.
+//! Criterion benches of the keyed hashes `ghash` (16-byte key) and `poly1305` (32-byte
+//! one-time key): every driver that passed, one-shot `digest`, at 16, 64, 1420 and 8192
+//! bytes (the GCM issue's goal compares `ghash-vpclmulqdq-avx512` with `ghash-clmulni` at
+//! 8192; the ChaCha issue's ladder runs from `poly1305-generic` to
+//! `poly1305-avx512ifma`). Run with `cargo xtask bench` or
+//! `cargo bench -p cryptoreg --bench hash`.
 
 mod common;
 
@@ -37,6 +39,7 @@ fn bench_hash(c: &mut Criterion, reg: &Registry, name: &str) {
 fn benches(c: &mut Criterion) {
     let reg = cryptoreg::boot(Config::embedded(), None).expect("boot");
     bench_hash(c, &reg, "ghash");
+    bench_hash(c, &reg, "poly1305");
 }
 
 criterion_group! {
