@@ -21,7 +21,9 @@ use crate::chacha20::{
     XCHACHA_NONCE_SIZE,
 };
 use crate::poly1305::{Poly1305, POLY1305_EXPORT_LEN, POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
-use crate::templates::rfc7539::{check_aead_text, len_block, pad16, tags_equal};
+use crate::templates::rfc7539::{
+    check_aead_text, check_chachapoly_authsize, len_block, pad16, tags_equal,
+};
 
 const DRIVER: &str = "xchacha20poly1305-generic";
 
@@ -134,14 +136,7 @@ impl AeadImpl for XChaCha20Poly1305Generic {
     }
 
     fn check_authsize(&self, authsize: usize) -> Result<()> {
-        if authsize == POLY1305_TAG_SIZE {
-            Ok(())
-        } else {
-            Err(Error::InvalidAuthsize {
-                driver: DRIVER.to_string(),
-                len: authsize,
-            })
-        }
+        check_chachapoly_authsize(DRIVER, authsize)
     }
 
     fn chunk_size(&self) -> usize {

@@ -47,7 +47,7 @@ use zeroize::{Zeroize, Zeroizing};
 use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE};
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
-use crate::templates::rfc7539::tags_equal;
+use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512};
 use entry::{Powers, RLimbs};
@@ -304,14 +304,7 @@ impl AeadImpl for ChaChaPolySimd {
     }
 
     fn check_authsize(&self, authsize: usize) -> Result<()> {
-        if authsize == POLY1305_TAG_SIZE {
-            Ok(())
-        } else {
-            Err(Error::InvalidAuthsize {
-                driver: self.driver.to_string(),
-                len: authsize,
-            })
-        }
+        check_chachapoly_authsize(self.driver, authsize)
     }
 
     fn chunk_size(&self) -> usize {

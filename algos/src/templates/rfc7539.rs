@@ -89,6 +89,19 @@ pub(crate) fn tags_equal(a: &[u8], b: &[u8]) -> bool {
     std::hint::black_box(diff) == 0
 }
 
+/// The one tag size of every ChaCha20-Poly1305 driver: 16 bytes, as the kernel's
+/// `chachapoly_setauthsize` (the template, the fused drivers, `xchacha20poly1305`).
+pub(crate) fn check_chachapoly_authsize(driver: &str, authsize: usize) -> Result<()> {
+    if authsize == POLY1305_TAG_SIZE {
+        Ok(())
+    } else {
+        Err(Error::InvalidAuthsize {
+            driver: driver.to_string(),
+            len: authsize,
+        })
+    }
+}
+
 /// The MAC's last block: AAD and text lengths, 64-bit little-endian each.
 pub(crate) fn len_block(aad: u64, text: u64) -> [u8; 16] {
     let mut b = [0u8; 16];
@@ -240,14 +253,7 @@ impl AeadImpl for ChaChaPoly {
 
     /// 16 only, as the kernel's `chachapoly_setauthsize`.
     fn check_authsize(&self, authsize: usize) -> Result<()> {
-        if authsize == POLY1305_TAG_SIZE {
-            Ok(())
-        } else {
-            Err(Error::InvalidAuthsize {
-                driver: self.driver().to_string(),
-                len: authsize,
-            })
-        }
+        check_chachapoly_authsize(self.driver(), authsize)
     }
 
     fn chunk_size(&self) -> usize {
