@@ -63,6 +63,9 @@ features! {
     Avx512vpopcntdq => "avx512vpopcntdq",
     Avx512bf16 => "avx512bf16",
     Avx512fp16 => "avx512fp16",
+    // arm64 (`aes` above is shared: the Crypto Extensions AES instructions on arm64).
+    Neon => "neon",
+    Pmull => "pmull",
 }
 
 impl fmt::Display for Feature {
