@@ -95,8 +95,10 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
     // call gets at most the bytes left; features per the caller; the counter room is the
     // caller's promise.
     unsafe {
-        let mut lanes: Option<Lanes26<V>> = None;
-        if let Some(pow) = pow {
+        // The ciphertext of the request's last `left` bytes once the tail is encrypted
+        // (or before it is decrypted), and how much of it is still to absorb.
+        let tail = if let Some(pow) = pow {
+            let mut lanes: Option<Lanes26<V>> = None;
             while left >= chunk {
                 if ENCRYPT {
                     chacha20_xor::<V>(s, src, dst, chunk);
@@ -118,16 +120,30 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
                 dst = dst.add(chunk);
                 left -= chunk;
             }
-            if let Some(l) = lanes {
-                acc = l.fold(pow);
-            }
-        }
-        if left > 0 {
-            if ENCRYPT {
+            if ENCRYPT && left > 0 {
                 chacha20_xor::<V>(s, src, dst, left);
-                absorb_padded::<V>(&mut acc, r, pow, dst, left);
-            } else {
-                absorb_padded::<V>(&mut acc, r, pow, src, left);
+            }
+            let ct = if ENCRYPT { dst.cast_const() } else { src };
+            // The tail's whole vector groups continue the running lanes (one fold per
+            // request, not one per pass).
+            match lanes {
+                Some(mut l) => {
+                    let done = 16 * V::BLOCKS * (left / (16 * V::BLOCKS));
+                    l.absorb(ct, done / (16 * V::BLOCKS));
+                    acc = l.fold(pow);
+                    (ct.add(done), left - done)
+                }
+                None => (ct, left),
+            }
+        } else if ENCRYPT && left > 0 {
+            chacha20_xor::<V>(s, src, dst, left);
+            (dst.cast_const(), left)
+        } else {
+            (src, left)
+        };
+        if left > 0 {
+            absorb_padded::<V>(&mut acc, r, pow, tail.0, tail.1);
+            if !ENCRYPT {
                 chacha20_xor::<V>(s, src, dst, left);
             }
             s[12] = s[12].wrapping_add(left.div_ceil(64) as u32);

@@ -23,7 +23,16 @@
 //!
 //! The one-shot [`AeadImpl::open`] decrypts and authenticates in the same single pass,
 //! then compares the tag in constant time; on a mismatch it wipes the whole buffer before
-//! returning [`Error::BadMessage`], so no plaintext escapes. The streaming calls keep the
+//! returning [`Error::BadMessage`], so no plaintext escapes.
+//!
+//! Per-request setup is what a short request pays for, so it runs on the vector units
+//! too: keystream block 0 (the one-time key) comes from the width's ChaCha20 entry, not
+//! the portable block function. A one-shot text of at most 192 bytes (with AAD too short
+//! for the vector Poly1305 step) takes the short path: the key block and the text's blocks
+//! from ONE entry call over a stack buffer (key block, then a copy of the text: 2 to 4
+//! blocks, one horizontal zmm / vertical xmm batch), then the scalar Poly1305 step. There
+//! `open` keeps the plaintext in the buffer until the tag has matched, so `data` only
+//! ever holds ciphertext, the plaintext or zeros. The streaming calls keep the
 //! per-request state (counter and nonce, the Poly1305 sum, `r`, `s`, the lengths and the
 //! powers `r^1..r^8`) in the caller's [`AeadState`], wiped on drop.
 //!
@@ -91,7 +100,33 @@ type CryptFn =
     unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
 type AadFn = unsafe fn(&RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, usize);
 
+/// The ChaCha20 keystream entry of a width (`chacha20::simd`): the avx2 driver's ymm
+/// one, the avx512 driver's zmm one (whose short tails run on EVEX ymm / xmm).
+type KeystreamFn = unsafe fn(&[u32; 16], *const u8, *mut u8, usize);
+
 impl Width {
+    fn keystream(self) -> KeystreamFn {
+        match self {
+            Width::Avx2(_) => crate::chacha20::simd::raw::chacha20_avx2,
+            Width::Avx512(_) => crate::chacha20::simd::raw::chacha20_avx512f,
+        }
+    }
+
+    /// [`derive`] with this width's keystream entry: one horizontal block on xmm instead
+    /// of the portable block function (about a quarter of the instructions).
+    fn derive(self, key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], R64, [u8; 16]) {
+        let mut s = state0(key, nonce);
+        let mut block0 = Zeroizing::new([0u8; 64]);
+        let p = block0.as_mut_ptr();
+        // SAFETY: the token in `self` proves the entry's features; 64 bytes at `p`,
+        // read and written in place; block 0 always has counter room.
+        unsafe { self.keystream()(&s, p, p, 64) };
+        s[12] = 1;
+        let (r, tag_s) = one_time_key(&block0[..]);
+        block0.zeroize();
+        (s, r, tag_s)
+    }
+
     fn entries(self) -> (CryptFn, CryptFn, AadFn) {
         match self {
             Width::Avx2(_) => (
@@ -108,20 +143,33 @@ impl Width {
     }
 }
 
-/// Block 0 of the keystream: the ChaCha20 state positioned at block 1, the clamped `r`
-/// and `s` of the one-time Poly1305 key.
-fn derive(key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], R64, [u8; 16]) {
+/// The ChaCha20 state of a request at block 0 (the one-time key's block).
+fn state0(key: &[u8; 32], nonce: &[u8; 12]) -> [u32; 16] {
     let mut iv = [0u8; 16];
     iv[4..].copy_from_slice(nonce);
-    let mut s = init_state(key, &iv);
-    let mut block0 = Zeroizing::new(crate::chacha20::chacha20_block(&s));
-    s[12] = 1;
+    init_state(key, &iv)
+}
+
+/// The clamped `r` and the `s` of the one-time Poly1305 key, from the first 32 bytes of
+/// keystream block 0.
+fn one_time_key(block0: &[u8]) -> (R64, [u8; 16]) {
     let mut rb = [0u8; 16];
     rb.copy_from_slice(&block0[..16]);
     let r = R64::from_key(&rb);
     rb.zeroize();
     let mut tag_s = [0u8; 16];
     tag_s.copy_from_slice(&block0[16..POLY1305_KEY_SIZE]);
+    (r, tag_s)
+}
+
+/// Block 0 of the keystream by the portable block function (the emulator's `raw::setup`,
+/// which must not depend on the entries it checks): the ChaCha20 state positioned at
+/// block 1, the clamped `r` and `s` of the one-time Poly1305 key.
+fn derive(key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], R64, [u8; 16]) {
+    let mut s = state0(key, nonce);
+    let mut block0 = Zeroizing::new(crate::chacha20::chacha20_block(&s));
+    s[12] = 1;
+    let (r, tag_s) = one_time_key(&block0[..]);
     block0.zeroize();
     (s, r, tag_s)
 }
@@ -263,16 +311,10 @@ impl ChaChaPolySimd {
         h.zeroize();
     }
 
-    /// The whole one-shot request in place: derive, AAD, one fused pass, tag.
-    fn one_shot(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        encrypt: bool,
-    ) -> Result<[u8; 16]> {
-        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
-        let (mut s, r, tag_s) = derive(&self.key, &nonce);
+    /// The whole one-shot request in place: derive, AAD, one fused pass, tag. `nonce`
+    /// and the lengths passed [`check`](Self::check).
+    fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
+        let (mut s, r, tag_s) = self.width.derive(&self.key, nonce);
         let pow = wants_powers(aad.len(), data.len()).then(|| Zeroizing::new(powers(&r)));
         let rl = [r.r0, r.r1, r.s1];
         let mut h = [0u64; 3];
@@ -289,7 +331,67 @@ impl ChaChaPolySimd {
         }
         let t = tag(&r, &tag_s, Acc { h }, aad.len(), data.len());
         s.zeroize();
-        Ok(t)
+        t
+    }
+
+    /// A short request ([`is_short`]): keystream block 0 (the one-time key) and the text's
+    /// blocks from one call of the width's ChaCha20 entry over `buf` (the key block, then
+    /// a copy of `text`), the scalar Poly1305 step over the AAD and the ciphertext
+    /// (`buf`'s when encrypting, `text` when decrypting), and the tag. The en- or
+    /// decrypted text is left in `buf[64..64 + text.len()]` for the caller to copy out
+    /// (after the tag check, when decrypting; the caller wipes it then). The key block is
+    /// wiped here.
+    fn short(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        text: &[u8],
+        encrypt: bool,
+        buf: &mut ShortBuf,
+    ) -> [u8; 16] {
+        let n = 64 + text.len();
+        let mut s = state0(&self.key, nonce);
+        buf[..64].fill(0);
+        buf[64..n].copy_from_slice(text);
+        let p = buf.as_mut_ptr();
+        // SAFETY: the token in `self.width` proves the entry's features; `n <= buf.len()`
+        // bytes at `p`, in place; the counter room (blocks 0..=text's) was checked.
+        unsafe { self.width.keystream()(&s, p, p, n) };
+        s.zeroize();
+        let (r, tag_s) = one_time_key(&buf[..32]);
+        buf[..64].zeroize();
+        let mut acc = Acc::default();
+        absorb_padded(&mut acc, &r, aad);
+        absorb_padded(&mut acc, &r, if encrypt { &buf[64..n] } else { text });
+        tag(&r, &tag_s, acc, aad.len(), text.len())
+    }
+}
+
+/// The longest text of the short path: key block and text together fill at most the four
+/// blocks of one horizontal zmm call (`-avx512`) or one vertical xmm call (`-avx2`).
+const SHORT_TEXT: usize = 192;
+
+/// The short path's buffer: the key block (wiped by [`ChaChaPolySimd::short`]), then the
+/// text (ciphertext, or plaintext that `open` wipes). Not `Zeroizing`: wiping all of it
+/// per call would cost about as much as the rest of a 64-byte request.
+type ShortBuf = [u8; 64 + SHORT_TEXT];
+
+/// Whether a request takes the short path: a text of at most [`SHORT_TEXT`] bytes and AAD
+/// too short for the vector Poly1305 step (which the short path does not run).
+fn is_short(aad: usize, text: usize) -> bool {
+    text <= SHORT_TEXT && !wants_powers(aad, text)
+}
+
+/// Absorbs `data` into `acc` with the scalar step, the last partial block zero-padded
+/// (RFC 8439 `pad16`).
+fn absorb_padded(acc: &mut Acc, r: &R64, data: &[u8]) {
+    let whole = data.len() - data.len() % 16;
+    acc.blocks(r, &data[..whole], 1);
+    if whole < data.len() {
+        let mut block = [0u8; 16];
+        block[..data.len() - whole].copy_from_slice(&data[whole..]);
+        acc.blocks(r, &block, 1);
+        block.zeroize();
     }
 }
 
@@ -317,7 +419,7 @@ impl AeadImpl for ChaChaPolySimd {
 
     fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
         let nonce = self.check(nonce, lens.text, lens.authsize)?;
-        let (mut s, r, tag_s) = derive(&self.key, &nonce);
+        let (mut s, r, tag_s) = self.width.derive(&self.key, &nonce);
         st.bytes[IV.start..IV.start + 4].copy_from_slice(&s[12].to_le_bytes());
         st.bytes[IV.start + 4..IV.end].copy_from_slice(&nonce);
         Self::store_h(st, &[0; 3]);
@@ -389,7 +491,8 @@ impl AeadImpl for ChaChaPolySimd {
         s.zeroize();
     }
 
-    /// One fused pass over the request (no streaming state).
+    /// One fused pass over the request (no streaming state); short requests take the
+    /// short path (module docs).
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
         if tag.len() != POLY1305_TAG_SIZE {
             return Err(Error::InvalidAuthsize {
@@ -397,13 +500,22 @@ impl AeadImpl for ChaChaPolySimd {
                 len: tag.len(),
             });
         }
-        let mut t = self.one_shot(nonce, aad, data, true)?;
+        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
+        let mut t = if is_short(aad.len(), data.len()) {
+            let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
+            let t = self.short(&nonce, aad, data, true, &mut buf);
+            data.copy_from_slice(&buf[64..64 + data.len()]);
+            t
+        } else {
+            self.one_shot(&nonce, aad, data, true)
+        };
         tag.copy_from_slice(&t);
         t.zeroize();
         Ok(())
     }
 
-    /// One fused pass (authenticate and decrypt each chunk), then the tag compared in
+    /// One fused pass (authenticate and decrypt each chunk; short requests: the short
+    /// path, plaintext copied out only after the check), then the tag compared in
     /// constant time; on a mismatch `data` is wiped before the error returns. A refused
     /// request (bad nonce, authsize or length) leaves `data` untouched.
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
@@ -413,7 +525,25 @@ impl AeadImpl for ChaChaPolySimd {
                 len: tag.len(),
             });
         }
-        let mut t = self.one_shot(nonce, aad, data, false)?;
+        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
+        if is_short(aad.len(), data.len()) {
+            // The plaintext stays in `buf` unless the tag matches, and is wiped there.
+            let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
+            let mut t = self.short(&nonce, aad, data, false, &mut buf);
+            let ok = tags_equal(&t, tag);
+            t.zeroize();
+            let plain = &mut buf[64..64 + data.len()];
+            let r = if ok {
+                data.copy_from_slice(plain);
+                Ok(())
+            } else {
+                data.zeroize();
+                Err(Error::BadMessage)
+            };
+            plain.zeroize();
+            return r;
+        }
+        let mut t = self.one_shot(&nonce, aad, data, false);
         let ok = tags_equal(&t, tag);
         t.zeroize();
         if ok {

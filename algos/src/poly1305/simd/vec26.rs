@@ -269,10 +269,12 @@ impl<V: PolyVec> Lanes26<V> {
     /// `p` is readable for `16 * V::BLOCKS` bytes; the CPU has `V`'s features.
     #[inline(always)]
     pub(crate) unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
-        let rn: [Fe26; 8] = [pow[V::BLOCKS - 1]; 8];
+        // `r^n` in every lane: broadcasts, no stack copy of the powers to build and wipe.
+        let rn = &pow[V::BLOCKS - 1];
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            let (rv, sv) = power_vectors::<V>(&rn);
+            let rv: VFe<V> = core::array::from_fn(|i| V::splat64(rn[i]));
+            let sv: VFe<V> = core::array::from_fn(|i| V::splat64(rn[i] * 5));
             let (lo, hi) = V::load_blocks(p);
             let mut h = limbs(lo, hi, V::splat64(1 << 24));
             let h26 = acc.to_fe26();
