@@ -63,6 +63,7 @@ pub fn write_svg(
         .configure_mesh()
         .x_desc("message size, bytes (log scale)")
         .y_desc("MB/s (10^6 bytes/s)")
+        .light_line_style(BLACK.mix(0.03))
         .x_label_formatter(&|v| format!("{:.0}", v))
         .y_label_formatter(&|v| format!("{:.0}", v))
         .draw()

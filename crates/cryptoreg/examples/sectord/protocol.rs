@@ -21,7 +21,12 @@ use crate::store::{Store, SECTOR};
 /// Longest request line: `WRITE`, a sector number, a full sector in hex.
 const MAX_LINE: usize = 64 + 2 * SECTOR;
 
+/// A client silent this long is disconnected, so a stuck one cannot hold a slot forever.
+const IDLE: std::time::Duration = std::time::Duration::from_secs(300);
+
 pub fn serve_client(store: &Store, conn: UnixStream) -> Result<(), String> {
+    conn.set_read_timeout(Some(IDLE))
+        .map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(conn.try_clone().map_err(|e| e.to_string())?);
     let mut out = conn;
     let mut handle = store.handle()?;

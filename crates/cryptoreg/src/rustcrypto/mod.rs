@@ -27,8 +27,9 @@
 //! ## Which registry, and what can fail
 //!
 //! `KeyInit::new` / `KeyIvInit::new` allocate from the process-default registry
-//! ([`crate::registry`]); `with_registry(&registry, key)` takes another one and
-//! `try_new(key)` returns the registry's error. Key and nonce lengths are in the types,
+//! ([`crate::registry`]); `with_registry(&registry, key)` takes another one,
+//! `with_driver(&registry, "gcm-aes-aesni", key)` pins one driver (an exact driver name
+//! wins outright, as everywhere), and `try_new(key)` returns the registry's error. Key and nonce lengths are in the types,
 //! so bad input cannot reach the registry; what remains is a registry that cannot serve
 //! the algorithm at all (it failed to boot, or an operator disabled every driver of it):
 //!
