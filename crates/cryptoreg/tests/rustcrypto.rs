@@ -168,6 +168,7 @@ macro_rules! ctr_case {
         let pieces: Vec<usize> = (0..5).map(|_| $rng.gen_range(1..100)).collect();
         let seeks: Vec<u64> = (0..4).map(|_| $rng.gen_range(0..5000)).collect();
         let mut ours = <$ours>::with_driver($reg, $driver, &key.into(), &iv.into()).unwrap();
+        assert_eq!(ours.handle().driver_name(), $driver);
         let mut theirs = <$theirs as KeyIvInit>::new(&key.into(), &iv.into());
         assert_eq!(
             stream_user(&mut ours, &data, &pieces, &seeks),

@@ -34,10 +34,9 @@
 //! the algorithm at all (it failed to boot, or an operator disabled every driver of it):
 //!
 //! * the AEADs then return [`aead::Error`] from every call (they fail closed);
-//! * the CTR stream then returns `StreamCipherError` from `check_remaining`, so the
-//!   `try_*` methods return it and the panicking ones panic, as RustCrypto's own do on
-//!   keystream exhaustion;
-//! * the block ciphers' traits have no error channel: `KeyInit::new` panics with the
+//! * the block ciphers' and the CTR stream's traits have no error channel on every path
+//!   (a CTR stream that could not encrypt would pass data through unchanged on the
+//!   `unchecked_*` methods), so their `KeyInit::new` / `KeyIvInit::new` panic with the
 //!   registry's error. Use `try_new` or `with_registry` where that matters, and
 //!   [`Registry::prepare`](crate::Registry::prepare) at start-up.
 //!

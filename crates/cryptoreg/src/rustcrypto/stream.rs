@@ -16,8 +16,7 @@ const BLOCK: usize = 16;
 
 /// The position and the handle, shared by the three key sizes.
 struct CtrState {
-    /// `None` when the registry could not serve `ctr(aes)`: every call then fails.
-    skcipher: Option<Skcipher>,
+    skcipher: Skcipher,
     /// The initial counter block, as an integer.
     iv: u128,
     /// Keystream blocks wholly or partly used.
@@ -32,20 +31,11 @@ impl CtrState {
         super::check_algorithm(skcipher.algorithm_name(), "ctr(aes)", name)?;
         skcipher.set_key(key)?;
         Ok(CtrState {
-            skcipher: Some(skcipher),
+            skcipher,
             iv: u128::from_be_bytes(*iv),
             block: 0,
             byte: 0,
         })
-    }
-
-    fn failed(iv: &[u8; BLOCK]) -> CtrState {
-        CtrState {
-            skcipher: None,
-            iv: u128::from_be_bytes(*iv),
-            block: 0,
-            byte: 0,
-        }
     }
 
     /// The block index after `len` more bytes, if it fits the counter.
@@ -55,10 +45,7 @@ impl CtrState {
     }
 
     fn check(&self, len: usize) -> core::result::Result<(), StreamCipherError> {
-        match (&self.skcipher, self.end_block(len)) {
-            (Some(_), Some(_)) => Ok(()),
-            _ => Err(StreamCipherError),
-        }
+        self.end_block(len).map(|_| ()).ok_or(StreamCipherError)
     }
 
     fn counter(&self, block: u128) -> [u8; BLOCK] {
@@ -66,10 +53,10 @@ impl CtrState {
     }
 
     /// Xors the keystream from the current position into `data` and advances. Called
-    /// only after [`Self::check`] passed (the trait's `unchecked_*` contract); without a
-    /// handle it leaves `data` alone.
+    /// only after [`Self::check`] passed (the trait's `unchecked_*` contract). The handle
+    /// was keyed at construction and the IV is 16 bytes, so it cannot refuse.
     fn apply(&mut self, data: &mut [u8]) {
-        let Some(sk) = &self.skcipher else { return };
+        let sk = &self.skcipher;
         let mut data = data;
         if self.byte != 0 && !data.is_empty() {
             // Finish the partly used block: run it whole over a scratch copy.
@@ -140,10 +127,9 @@ macro_rules! ctr_adapter {
                 Self::with_registry(&*crate::registry()?, key, iv)
             }
 
-            /// The registry handle underneath; `None` if the registry could not serve
-            /// `ctr(aes)` when this was built with `KeyIvInit::new`.
-            pub fn handle(&self) -> Option<&Skcipher> {
-                self.state.skcipher.as_ref()
+            /// The registry handle underneath (driver name, `is_current`, ...).
+            pub fn handle(&self) -> &Skcipher {
+                &self.state.skcipher
             }
         }
 
@@ -156,12 +142,18 @@ macro_rules! ctr_adapter {
         }
 
         impl KeyIvInit for $name {
-            /// Over the process-default registry. If it cannot serve `ctr(aes)`, the
-            /// result refuses every request (`check_remaining` fails).
+            /// Over the process-default registry.
+            ///
+            /// # Panics
+            /// If that registry cannot serve `ctr(aes)` (boot failed, every driver
+            /// disabled). A stream that could not encrypt would pass data through
+            /// unchanged on the traits' `unchecked_*` paths, so it is never built; use
+            /// [`Self::try_new`] to get the error instead.
             fn new(key: &Key<Self>, iv: &Iv<Self>) -> Self {
-                Self::try_new(key, iv).unwrap_or_else(|_| Self {
-                    state: CtrState::failed(&(*iv).into()),
-                })
+                match Self::try_new(key, iv) {
+                    Ok(c) => c,
+                    Err(e) => panic!("cryptoreg cannot serve ctr(aes): {e}"),
+                }
             }
         }
 
@@ -193,7 +185,7 @@ macro_rules! ctr_adapter {
         impl std::fmt::Debug for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.debug_struct(stringify!($name))
-                    .field("driver", &self.state.skcipher.as_ref().map(|s| s.driver_name()))
+                    .field("driver", &self.state.skcipher.driver_name())
                     .finish_non_exhaustive()
             }
         }
