@@ -1,12 +1,13 @@
 //! `cargo xtask`: the project's own automation.
 //!
-//! * `cargo xtask ci`   — formatting, clippy (warnings are errors; once more with
-//!   `--cfg cryptoreg_fault_injection`), the embedded copies, every test, the proof that
+//! * `cargo xtask ci`   — formatting, clippy (warnings are errors; again with `--all-features`,
+//!   and with `--cfg cryptoreg_fault_injection`), the embedded copies, every test, the proof that
 //!   an `--all-features` build ships no faulty driver, `cargo package` of the published
 //!   crates, the AVX-512 emulation check, the machine-code check and the constant-time
 //!   check under Valgrind. This is the README's
 //!   test command and what `.ci/run` calls.
-//! * `cargo xtask test` — every test (release-optimized test profile), then the facade's
+//! * `cargo xtask test` — every test (release-optimized test profile; the RustCrypto adapters' with
+//!   `--all-features`), then the facade's
 //!   and the tool's tests again under `--cfg cryptoreg_fault_injection`, which include the
 //!   self-test gate's (in `target/fault-injection`, so the normal build cache survives).
 //! * `cargo xtask emu`  — runs the AVX-512 drivers under the Bochs CPU emulator and
@@ -63,6 +64,17 @@ fn cargo(args: &[&str]) -> Result<(), String> {
 fn test() -> Result<(), String> {
     cargo(&["test", "--workspace", "--all-targets"])?;
     cargo(&["test", "--workspace", "--doc"])?;
+    // The RustCrypto adapters exist only under the facade's `rustcrypto` feature: their
+    // comparison tests and doc example, which the featureless runs above skip.
+    cargo(&[
+        "test",
+        "-p",
+        "cryptoreg",
+        "--all-features",
+        "--test",
+        "rustcrypto",
+    ])?;
+    cargo(&["test", "-p", "cryptoreg", "--all-features", "--doc"])?;
     // The fault-injection build proves the self-test gate end to end, in the library
     // and through the command-line tool.
     fault_injection::test(&root())
@@ -75,6 +87,16 @@ fn ci() -> Result<(), String> {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    // And with every feature on (the RustCrypto adapters).
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
         "--",
         "-D",
         "warnings",

@@ -435,6 +435,80 @@ fn speed_json_rows() {
     fails(&["speed", "rot13", "--time-ms", "1", "--config", c], 2);
 }
 
+/// `--plot` writes an SVG with a line (and a legend entry) for every driver measured,
+/// the same drivers as the JSON rows, and a log-scaled size axis labelled with the sizes.
+#[test]
+fn speed_plot_writes_an_svg_naming_every_driver() {
+    let dir = TempDir::new("speedplot");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let svg_path = dir.path().join("xts.svg");
+    let rows = json(&[
+        "speed",
+        "xts(aes)",
+        "--sizes",
+        "16",
+        "512",
+        "16384",
+        "--time-ms",
+        "1",
+        "--json",
+        "--plot",
+        arg(&svg_path),
+        "--config",
+        c,
+    ]);
+    let svg = std::fs::read_to_string(&svg_path).expect("the plot was written");
+    assert!(svg.contains("<svg"), "{svg:.200}");
+    let mut drivers: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["driver"].as_str().unwrap())
+        .collect();
+    drivers.dedup();
+    assert!(drivers.len() >= 2, "{drivers:?}");
+    // The texts of the SVG's <text> elements, trimmed.
+    let texts: Vec<&str> = svg
+        .split("</text>")
+        .filter_map(|chunk| chunk.rsplit_once('>').map(|(_, t)| t.trim()))
+        .collect();
+    for d in &drivers {
+        assert!(
+            texts.iter().any(|t| t.starts_with(&format!("{d} ("))),
+            "{d} is not in the legend: {texts:?}"
+        );
+    }
+    // A line per driver, and the log axis: decades as tick labels, named as such.
+    assert!(
+        svg.matches("<polyline").count() >= drivers.len(),
+        "{svg:.400}"
+    );
+    assert!(
+        texts.contains(&"100") && texts.contains(&"1000"),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t.contains("log scale")), "{texts:?}");
+
+    // A path that cannot be written is a runtime error, not a panic.
+    let err = fails(
+        &[
+            "speed",
+            "xts(aes)",
+            "--sizes",
+            "16",
+            "--time-ms",
+            "1",
+            "--plot",
+            "/nonexistent-dir/x.svg",
+            "--config",
+            c,
+        ],
+        1,
+    );
+    assert!(err.contains("plot"), "{err}");
+}
+
 /// AEADs get a seal and an open row per driver (an open that failed its tag check would
 /// have no row), the all-generic instance among them; `--aad` and `--key-bits` show in
 /// the header.

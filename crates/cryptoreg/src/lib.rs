@@ -24,6 +24,9 @@ use cryptoreg_algos as _;
 #[cfg(unix)]
 pub mod control;
 
+#[cfg(feature = "rustcrypto")]
+pub mod rustcrypto;
+
 // The user's API, as the kernel's `include/crypto/skcipher.h`: boot, the registry, the
 // handles, configuration, the CPU identity, errors and reports. Nothing a driver author
 // needs (records, constructors, traits, the walker) is at the root: that is `driver`.

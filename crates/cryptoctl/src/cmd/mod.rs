@@ -8,6 +8,7 @@ pub mod list;
 pub mod live;
 pub mod selftest;
 pub mod speed;
+mod speed_plot;
 
 use std::path::PathBuf;
 

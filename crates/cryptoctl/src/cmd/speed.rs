@@ -24,6 +24,9 @@
 //! over wall time. This is a quick comparative table, not a benchmark harness: use the
 //! criterion benches for statistics. Numbers from a debug build are meaningless, which
 //! the tool says on stderr.
+//!
+//! `--plot FILE.svg` also draws the table: throughput against size, one line per row,
+//! log-scaled size axis (`speed_plot`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -32,7 +35,7 @@ use serde::Serialize;
 
 use cryptoreg::{Aead, AlgType, Cipher, DriverInfo, Hash, ListEntry, Registry, Skcipher};
 
-use crate::cmd::Globals;
+use crate::cmd::{speed_plot, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
@@ -63,6 +66,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=(1 << 16)))]
     pub aad: u32,
+    /// Also draw throughput against size, one line per driver, as SVG into FILE.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// The tag size measured for AEADs (or the driver's largest, if that is smaller).
@@ -211,10 +217,25 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
             "no driver of {alg:?} can be measured on this host"
         )));
     }
+    let alg_type = drivers.first().map(|(_, d)| d.alg_type());
+    if let Some(path) = &args.plot {
+        let series: Vec<speed_plot::Series> = table_rows
+            .iter()
+            .map(|(prio, driver, op, cells)| speed_plot::Series {
+                label: match op {
+                    Some(op) => format!("{driver} {op} ({prio})"),
+                    None => format!("{driver} ({prio})"),
+                },
+                mb_per_sec: cells.iter().map(|c| c.map(|bps| bps / 1e6)).collect(),
+            })
+            .collect();
+        let title = format!("cryptoctl speed {alg}: throughput by message size");
+        speed_plot::write_svg(path, &title, &sizes, &series).map_err(CliError::Runtime)?;
+        eprintln!("cryptoctl: wrote {}", path.display());
+    }
     if g.json {
         return Globals::to_json(&rows);
     }
-    let alg_type = drivers.first().map(|(_, d)| d.alg_type());
     let is_aead = alg_type == Some(AlgType::Aead);
     let mut header: Vec<(String, Align)> = vec![
         ("DRIVER".to_string(), Align::Left),

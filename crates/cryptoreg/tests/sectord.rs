@@ -1,0 +1,313 @@
+//! The `sectord` example as a separate process: writers on several threads while the
+//! control socket demotes the chosen `xts(aes)` driver, disables it, re-enables it and
+//! reloads the configuration. Afterwards every sector reads back exactly through the
+//! service, the store decrypts under every `xts(aes)` driver of a registry in this
+//! process (sectord's format is plain XTS with the dm-crypt `plain64` tweak, whichever
+//! driver wrote it), and `stats` showed the service's handles moving to the new driver.
+//!
+//! The example binary is built by this test with the cargo that runs it
+//! (`cargo build --example sectord` in the test's own profile and target directory), so
+//! running this test alone works and never uses a stale binary.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cryptoreg::control::{Client, Request};
+use cryptoreg::DriverStatsReport;
+
+const SECTOR: usize = 4096;
+const SECTORS: u64 = 64;
+const WRITERS: u64 = 4;
+
+/// Builds the example and returns its path: `<target>/<profile dir>/examples/sectord`,
+/// next to this test's own `deps/` directory.
+fn sectord_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-p", "cryptoreg", "--example", "sectord"]);
+    match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("release") => cmd.arg("--release"),
+        _ => cmd.args(["--profile", "test"]),
+    };
+    // The same target directory as this test binary, wherever it is.
+    cmd.env("CARGO_TARGET_DIR", profile_dir.parent().unwrap());
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    let status = cmd.status().expect("cargo runs");
+    assert!(status.success(), "building the sectord example failed");
+    let bin = profile_dir.join("examples").join("sectord");
+    assert!(bin.exists(), "{} missing after the build", bin.display());
+    bin
+}
+
+struct Service {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl Service {
+    fn ctl(&self) -> PathBuf {
+        self.dir.join("ctl").join("ctl.sock")
+    }
+    fn data(&self) -> PathBuf {
+        self.dir.join("data.sock")
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn start(bin: &Path, dir: PathBuf, config: &Path, key: &Path) -> Service {
+    std::fs::create_dir_all(&dir).unwrap();
+    let child = Command::new(bin)
+        .args(["--sectors", &SECTORS.to_string(), "--store"])
+        .arg(dir.join("store"))
+        .arg("--socket")
+        .arg(dir.join("ctl").join("ctl.sock"))
+        .arg("--data")
+        .arg(dir.join("data.sock"))
+        .arg("--key-file")
+        .arg(key)
+        .env("CRYPTOREG_CONFIG", config)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("sectord starts");
+    let mut svc = Service { child, dir };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while UnixStream::connect(svc.data()).is_err() || !svc.ctl().exists() {
+        if let Some(status) = svc.child.try_wait().unwrap() {
+            panic!("sectord exited at start: {status} (its stderr is above)");
+        }
+        assert!(Instant::now() < deadline, "sectord did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    svc
+}
+
+/// One data-protocol connection.
+struct Conn {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+}
+
+impl Conn {
+    fn new(path: &Path) -> Conn {
+        let s = UnixStream::connect(path).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        Conn {
+            reader: BufReader::new(s.try_clone().unwrap()),
+            writer: s,
+        }
+    }
+    fn call(&mut self, line: &str) -> String {
+        self.writer.write_all(line.as_bytes()).unwrap();
+        self.writer.write_all(b"\n").unwrap();
+        let mut a = String::new();
+        self.reader.read_line(&mut a).unwrap();
+        let a = a.trim_end().to_string();
+        assert!(a.starts_with("OK"), "{line:.40}... -> {a}");
+        a
+    }
+    fn write(&mut self, sector: u64, data: &[u8]) {
+        self.call(&format!("WRITE {sector} {}", hex::encode(data)));
+    }
+    fn read(&mut self, sector: u64) -> Vec<u8> {
+        hex::decode(&self.call(&format!("READ {sector}"))[3..]).unwrap()
+    }
+    fn driver(&mut self) -> String {
+        self.call("DRIVER")[3..].to_string()
+    }
+}
+
+fn stats(ctl: &mut Client) -> HashMap<String, DriverStatsReport> {
+    let v = ctl.call(&Request::new("stats")).unwrap();
+    let rows: Vec<DriverStatsReport> = serde_json::from_value(v).unwrap();
+    rows.into_iter()
+        .filter(|r| r.name == "xts(aes)")
+        .map(|r| (r.driver.clone(), r))
+        .collect()
+}
+
+/// Waits until every writer made a request after `since` (so each has re-checked its
+/// handle), then returns the stats.
+fn settle(
+    ctl: &mut Client,
+    progress: &[Arc<std::sync::atomic::AtomicU64>],
+    since: &[u64],
+) -> HashMap<String, DriverStatsReport> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while progress
+        .iter()
+        .zip(since)
+        .any(|(p, &s)| p.load(Ordering::Acquire) < s + 2)
+    {
+        assert!(Instant::now() < deadline, "writers stalled");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stats(ctl)
+}
+
+fn snapshot(progress: &[Arc<std::sync::atomic::AtomicU64>]) -> Vec<u64> {
+    progress.iter().map(|p| p.load(Ordering::Acquire)).collect()
+}
+
+#[test]
+fn sectord_keeps_every_sector_while_an_operator_moves_its_handles() {
+    let bin = sectord_binary();
+    let dir = std::env::temp_dir().join(format!("cryptoreg-sectord-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("cryptoreg.toml");
+    std::fs::write(&config, common::kat_config("")).unwrap();
+    let key_path = dir.join("key");
+    let key = common::xts_key(7, 64);
+    std::fs::write(&key_path, &key).unwrap();
+    // The service owns `dir/svc` (it removes it on drop); config and key stay outside.
+    let svc = start(&bin, dir.join("svc"), &config, &key_path);
+    let mut ctl = Client::connect(&svc.ctl()).unwrap();
+
+    let first = Conn::new(&svc.data()).driver();
+    let done = Arc::new(AtomicBool::new(false));
+    let progress: Vec<Arc<std::sync::atomic::AtomicU64>> =
+        (0..WRITERS).map(|_| Default::default()).collect();
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (path, done, progress) = (
+                svc.data(),
+                Arc::clone(&done),
+                Arc::clone(&progress[w as usize]),
+            );
+            std::thread::spawn(move || {
+                // Writer w owns sectors w, w + WRITERS, ...; it rewrites them in rounds
+                // and checks each read-back, remembering what it last wrote.
+                let mut conn = Conn::new(&path);
+                let mine: Vec<u64> = (w..SECTORS).step_by(WRITERS as usize).collect();
+                let mut last = HashMap::new();
+                let mut drivers = vec![conn.driver()];
+                let mut round = 0u64;
+                while !done.load(Ordering::Acquire) || round < 2 {
+                    for &s in &mine {
+                        let data = common::bytes(round * 1000 + s, SECTOR);
+                        conn.write(s, &data);
+                        assert_eq!(conn.read(s), data, "sector {s} round {round}");
+                        last.insert(s, data);
+                        progress.fetch_add(1, Ordering::AcqRel);
+                        // After every step, so each phase below (which waits for two
+                        // steps of every writer) is seen by every writer.
+                        let d = conn.driver();
+                        if drivers.last() != Some(&d) {
+                            drivers.push(d);
+                        }
+                    }
+                    round += 1;
+                }
+                (last, drivers)
+            })
+        })
+        .collect();
+
+    let s0 = settle(&mut ctl, &progress, &vec![0; WRITERS as usize]);
+    assert!(s0[&first].refcnt >= WRITERS as usize, "{:?}", s0[&first]);
+
+    // 1. Demote the chosen driver below everything: the handles move off it.
+    ctl.call(&Request::new("set-priority").driver(&first).priority(1))
+        .unwrap();
+    let s1 = settle(&mut ctl, &progress, &snapshot(&progress));
+    assert_eq!(
+        s1[&first].refcnt, 0,
+        "handles still on {first}: {:?}",
+        s1[&first]
+    );
+    let (second, row) = s1
+        .iter()
+        .filter(|(_, r)| r.refcnt >= WRITERS as usize)
+        .max_by_key(|(_, r)| r.refcnt)
+        .expect("the handles moved to another driver");
+    assert!(row.allocations >= WRITERS && row.requests > 0, "{row:?}");
+    let second = second.clone();
+
+    // 2. Clear the demotion but disable the first driver: still off it.
+    ctl.call(&Request::new("clear-priority").driver(&first))
+        .unwrap();
+    ctl.call(&Request::new("disable").driver(&first)).unwrap();
+    let s2 = settle(&mut ctl, &progress, &snapshot(&progress));
+    assert_eq!(s2[&first].refcnt, 0);
+    assert_eq!(s2[&first].state, "disabled");
+
+    // 3. Re-enable it: the handles come back to it (it is the best again).
+    ctl.call(&Request::new("enable").driver(&first)).unwrap();
+    let s3 = settle(&mut ctl, &progress, &snapshot(&progress));
+    assert!(s3[&first].refcnt >= WRITERS as usize, "{:?}", s3[&first]);
+    assert_eq!(s3[&second].refcnt, 0, "{:?}", s3[&second]);
+
+    // 4. Reload a changed file that demotes the first driver: they move again.
+    std::fs::write(
+        &config,
+        common::kat_config(&format!("[priority]\n\"{first}\" = 2\n")),
+    )
+    .unwrap();
+    let changes = ctl.call(&Request::new("reload")).unwrap();
+    assert!(changes.to_string().contains(&first), "{changes}");
+    let s4 = settle(&mut ctl, &progress, &snapshot(&progress));
+    assert_eq!(s4[&first].refcnt, 0, "{:?}", s4[&first]);
+
+    done.store(true, Ordering::Release);
+    let mut expected = HashMap::new();
+    for w in writers {
+        let (last, drivers) = w.join().expect("a writer failed");
+        // first -> another (demoted; disabled) -> first (enabled) -> another (reloaded)
+        assert!(drivers.len() >= 4 && drivers[0] == first, "{drivers:?}");
+        assert_eq!(drivers[2], first, "{drivers:?}");
+        expected.extend(last);
+    }
+    assert_eq!(expected.len() as u64, SECTORS);
+
+    // Every sector reads back exactly through the service, on a fresh connection.
+    let mut conn = Conn::new(&svc.data());
+    for (s, data) in &expected {
+        assert_eq!(&conn.read(*s), data, "sector {s}");
+    }
+
+    // The store is ciphertext, and every xts(aes) driver of a registry in this process
+    // decrypts it with the plain64 tweak: the format does not depend on the writer.
+    let raw = std::fs::read(svc.dir.join("store")).unwrap();
+    let reg = common::boot(&common::kat_config(""), None);
+    reg.resolve("xts(aes)").unwrap();
+    let drivers: Vec<String> = reg
+        .list()
+        .into_iter()
+        .filter(|e| e.name == "xts(aes)" && e.state == "passed")
+        .map(|e| e.driver)
+        .collect();
+    assert!(drivers.len() >= 2, "{drivers:?}");
+    for d in &drivers {
+        let mut h = reg.alloc_skcipher(d).unwrap();
+        h.set_key(&key).unwrap();
+        for (s, data) in &expected {
+            let mut sector = raw[*s as usize * SECTOR..][..SECTOR].to_vec();
+            assert_ne!(&sector, data, "sector {s} is stored in the clear");
+            let mut iv = [0u8; 16];
+            iv[..8].copy_from_slice(&s.to_le_bytes());
+            h.decrypt_in_place(&iv, &mut sector).unwrap();
+            assert_eq!(&sector, data, "{d} decrypts sector {s} differently");
+        }
+    }
+    drop(svc);
+    let _ = std::fs::remove_dir_all(&dir);
+}
