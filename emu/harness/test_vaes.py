@@ -52,7 +52,7 @@ GCM_LENGTHS = [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256
                511, 512, 513, 1000, 4095, 4096, 4111]
 AAD_LENGTHS = [0, 1, 13, 16, 20, 32, 100, 255, 256, 257, 600]
 MAX_AAD = 600
-POWERS_BYTES = 20 * 16  # GHASH_POWERS_BYTES: H^16 .. H^1 and four zero entries
+POWERS_BYTES = 36 * 16  # GHASH_POWERS_BYTES: H^16 .. H^1, four zero entries, H^32 .. H^17
 
 
 def main():

@@ -310,10 +310,11 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_ctr(
     0
 }
 
-/// Bytes of a GHASH power table across the C ABI (`H^16 .. H^1` and four zero entries).
+/// Bytes of a GHASH power table across the C ABI (`H^16 .. H^1`, four zero entries, then
+/// `H^32 .. H^17` for the stitched GCM loop).
 pub const GHASH_POWERS_BYTES: usize = core::mem::size_of::<raw::GhashPowers>();
 
-/// The power table behind `p`, used in place: a copy of its 320 bytes would be a `memcpy`
+/// The power table behind `p`, used in place: a copy of its 576 bytes would be a `memcpy`
 /// call into libc, which is not mapped under the emulator.
 ///
 /// # Safety

@@ -59,7 +59,7 @@ impl GcmVaes {
     /// Whether the key material (round keys and GHASH powers) is all wiped.
     #[cfg(test)]
     pub(crate) fn is_wiped(&self) -> bool {
-        self.keys.is_wiped() && self.powers.p.iter().all(|e| e == &[0u8; 16])
+        self.keys.is_wiped() && self.powers.is_zero()
     }
 
     fn crypt_fn(&self, decrypt: bool) -> GcmEntry {

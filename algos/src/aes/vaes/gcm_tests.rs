@@ -398,3 +398,74 @@ fn refuses_bad_nonces_and_tag_sizes_without_writing() {
         assert!(bad.is_wiped(), "{name}: key material not wiped");
     }
 }
+
+/// Texts long enough for the main loop's pairs of 16-block groups, an odd last group, and
+/// groups whose counters wrap the low counter byte (the shuffle-saving counter path is only
+/// taken when they do not, see `gcm::fast_counters`): at 15 groups and more from `J0 + 1`,
+/// and anywhere in streaming pieces that start at other counters. Seal, open and streaming
+/// against the plain reference, every width.
+#[test]
+fn long_texts_cross_counter_byte_wraps_every_width() {
+    let widths = runnable("gcm long texts");
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6763_6d5f_6c6f_6e67);
+    let lens = [
+        15 * 256,
+        16 * 256 - 1,
+        17 * 256 + 5,
+        31 * 256,
+        8192,
+        8192 + 16 * 7 + 3,
+        33 * 256 + 16,
+    ];
+    for (w, name) in widths {
+        for (i, &len) in lens.iter().enumerate() {
+            let klen = [16, 24, 32][i % 3];
+            let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+            let nonce: [u8; 12] = rng.gen();
+            let aad: Vec<u8> = (0..[0, 20, 300][i % 3]).map(|_| rng.gen()).collect();
+            let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            let what = format!("{name}: klen={klen} alen={} plen={len}", aad.len());
+            let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
+            let d = driver(w, &key);
+
+            let mut data = pt.clone();
+            let mut tag = [0u8; 16];
+            d.seal(&nonce, &aad, &mut data, &mut tag).unwrap();
+            assert_eq!(data, ct, "{what}: seal");
+            assert_eq!(tag, full, "{what}: seal tag");
+            d.open(&nonce, &aad, &mut data, &tag).unwrap();
+            assert_eq!(data, pt, "{what}: open");
+
+            // Pieces of 3, 250 and 17 blocks: later pieces start at counters whose low
+            // byte is anywhere, and the long ones cross a wrap.
+            let mut pieces = [16 * 3, 16 * 250, 16 * 17];
+            let mut data = pt.clone();
+            let mut tag2 = [0u8; 16];
+            streaming(
+                &d,
+                false,
+                &nonce,
+                &aad,
+                &mut data,
+                None,
+                &mut tag2,
+                &mut pieces,
+            )
+            .unwrap();
+            assert_eq!(data, ct, "{what}: streaming seal");
+            assert_eq!(tag2, full, "{what}: streaming tag");
+            streaming(
+                &d,
+                true,
+                &nonce,
+                &aad,
+                &mut data,
+                None,
+                &mut tag2,
+                &mut pieces,
+            )
+            .unwrap();
+            assert_eq!(data, pt, "{what}: streaming open");
+        }
+    }
+}

@@ -38,12 +38,15 @@ pub(crate) const GF_POLY_REFLECTED: u128 = 0xc200_0000_0000_0000_0000_0000_0000_
 pub(crate) const AGG_BLOCKS: usize = 16;
 
 /// `H^16 .. H^1` (each times `x^-1`, as lane values: little-endian bytes of the reflected
-/// integer), then four zero entries. Wiped on drop: these are key-derived.
+/// integer), then four zero entries; and `H^32 .. H^17` for the stitched GCM loop, which
+/// reduces once per 32 blocks. Wiped on drop: these are key-derived.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 #[repr(C, align(64))]
 pub struct GhashPowers {
     /// `p[i] = K_{16 - i}` for `i < 16`; `p[16..]` are zero.
     pub p: [[u8; 16]; AGG_BLOCKS + 4],
+    /// `far[i] = K_{32 - i}`.
+    pub far: [[u8; 16]; AGG_BLOCKS],
 }
 
 impl GhashPowers {
@@ -51,7 +54,16 @@ impl GhashPowers {
     pub const fn empty() -> GhashPowers {
         GhashPowers {
             p: [[0; 16]; AGG_BLOCKS + 4],
+            far: [[0; 16]; AGG_BLOCKS],
         }
+    }
+
+    /// Whether every entry is zero (wiped).
+    pub fn is_zero(&self) -> bool {
+        self.p
+            .iter()
+            .chain(self.far.iter())
+            .all(|e| e == &[0u8; 16])
     }
 }
 
@@ -122,8 +134,8 @@ pub(crate) unsafe fn mul<V: SimdVec>(a: V, b: V) -> V {
     unsafe { reduce(mul_parts(a, b)) }
 }
 
-/// Computes the power table from `K_1` (in lane 0 of the computation; the table is written
-/// as bytes).
+/// Computes the power tables (`K_1 .. K_32`) from `K_1` (in lane 0 of the computation;
+/// the tables are written as bytes).
 #[inline(always)]
 pub(crate) unsafe fn compute_powers<V: SimdVec>(k1: u128, out: &mut GhashPowers) {
     // SAFETY: target features per the module contract; every table entry is 16 bytes.
@@ -136,6 +148,10 @@ pub(crate) unsafe fn compute_powers<V: SimdVec>(k1: u128, out: &mut GhashPowers)
             out.p[i] = k.lane(0);
         }
         out.p[AGG_BLOCKS..].iter_mut().for_each(|e| *e = [0; 16]);
+        for i in (0..AGG_BLOCKS).rev() {
+            k = mul(k, k1v);
+            out.far[i] = k.lane(0);
+        }
     }
 }
 
