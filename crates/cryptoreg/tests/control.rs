@@ -362,6 +362,30 @@ fn peer_client_helper() {
     }
 }
 
+/// A command that runs `exe`, through the runner cargo runs this target's binaries with
+/// when one is set (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER` under QEMU's user-mode
+/// emulator, where an emulated process cannot exec an arm64 binary by itself).
+fn runner_command(exe: &std::path::Path) -> std::process::Command {
+    let runner = if cfg!(all(
+        target_arch = "aarch64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
+        std::env::var("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER").unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    }
+}
+
 #[test]
 fn peers_are_checked() {
     use std::os::unix::process::CommandExt;
@@ -381,7 +405,8 @@ fn peers_are_checked() {
     assert_eq!(mode(dir.sock().parent().unwrap()), 0o710);
     let exe = std::env::current_exe().unwrap();
     let as_peer = |gid: u32, req: &str| -> String {
-        let out = std::process::Command::new(&exe)
+        // Through the configured runner under emulation (see `runner_command`).
+        let out = runner_command(&exe)
             .args([
                 "--exact",
                 "peer_client_helper",
