@@ -224,3 +224,29 @@ fn concrete_drivers_beat_instances_at_equal_priority_on_every_preset() {
     let least = if cfg!(target_arch = "x86_64") { 20 } else { 8 };
     assert!(ties >= least, "only {ties} ties were exercised");
 }
+
+/// A configuration naming another architecture's driver is accepted (records exist on
+/// every architecture), and its settings show in the list although the driver cannot run
+/// here: one configuration file serves a mixed fleet.
+#[test]
+fn a_configuration_naming_any_architectures_driver_is_accepted() {
+    let reg = common::boot(
+        "[selftest]\nmode = \"kat\"\n[priority]\n\"xts-aes-aesni\" = 50\n\
+         [disable]\ndrivers = [\"ctr-aes-aesni\"]\n",
+        None,
+    );
+    let list = reg.list();
+    let entry = |d: &str| list.iter().find(|e| e.driver == d).unwrap().clone();
+    assert_eq!(entry("xts-aes-aesni").priority, 50);
+    assert_eq!(entry("ctr-aes-aesni").state, "disabled");
+    if cfg!(not(target_arch = "x86_64")) {
+        // Not buildable here: never chosen, whatever the configuration says.
+        assert_eq!(
+            reg.explain("xts(aes)")
+                .chosen
+                .as_deref()
+                .map(|c| c.contains("aesni")),
+            Some(false)
+        );
+    }
+}
