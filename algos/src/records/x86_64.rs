@@ -45,7 +45,7 @@ pub(crate) mod needs {
 
 inventory::submit! {
     AlgDef::new("aes", "aes-aesni", 300,
-        arch_ctor!("x86_64", Cipher, "aes-aesni", crate::aes::aesni::cipher::new_aes_aesni))
+        arch_ctor!("x86_64", Cipher, "aes-aesni", needs::AES_NI, crate::aes::aesni::cipher::new_aes_aesni))
         .requires(needs::AES_NI)
         .block_size(16)
         .key_sizes(16, 32)
@@ -53,7 +53,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("ecb(aes)", "ecb-aes-aesni", 400,
-        arch_ctor!("x86_64", Skcipher, "ecb-aes-aesni", crate::aes::aesni::ecb::new_ecb))
+        arch_ctor!("x86_64", Skcipher, "ecb-aes-aesni", needs::AES_NI, crate::aes::aesni::ecb::new_ecb))
         .requires(needs::AES_NI)
         .block_size(16)
         .key_sizes(16, 32)
@@ -61,7 +61,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("cbc(aes)", "cbc-aes-aesni", 400,
-        arch_ctor!("x86_64", Skcipher, "cbc-aes-aesni", crate::aes::aesni::cbc::new_cbc))
+        arch_ctor!("x86_64", Skcipher, "cbc-aes-aesni", needs::AES_NI, crate::aes::aesni::cbc::new_cbc))
         .requires(needs::AES_NI)
         .block_size(16)
         .key_sizes(16, 32)
@@ -70,7 +70,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("ctr(aes)", "ctr-aes-aesni", 400,
-        arch_ctor!("x86_64", Skcipher, "ctr-aes-aesni", crate::aes::aesni::ctr::new_ctr))
+        arch_ctor!("x86_64", Skcipher, "ctr-aes-aesni", needs::AES_NI, crate::aes::aesni::ctr::new_ctr))
         .requires(needs::AES_NI)
         .key_sizes(16, 32)
         .iv_size(16)
@@ -78,7 +78,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("xts(aes)", "xts-aes-aesni", 401,
-        arch_ctor!("x86_64", Skcipher, "xts-aes-aesni", crate::aes::aesni::xts::new_xts))
+        arch_ctor!("x86_64", Skcipher, "xts-aes-aesni", needs::AES_NI, crate::aes::aesni::xts::new_xts))
         .requires(needs::AES_NI)
         .block_size(16)
         .key_sizes(32, 64)
@@ -87,7 +87,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("gcm(aes)", "gcm-aes-aesni", 400,
-        arch_ctor!("x86_64", Aead, "gcm-aes-aesni", crate::aes::aesni::gcm::new_gcm))
+        arch_ctor!("x86_64", Aead, "gcm-aes-aesni", needs::AES_NI_PCLMUL, crate::aes::aesni::gcm::new_gcm))
         .requires(needs::AES_NI_PCLMUL)
         .block_size(1)
         .key_sizes(16, 32)
@@ -104,7 +104,7 @@ macro_rules! vaes_modes {
        $max:expr, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new($alg, $driver, $prio,
-                arch_ctor!("x86_64", Skcipher, $driver, crate::aes::vaes::$ctor))
+                arch_ctor!("x86_64", Skcipher, $driver, needs::$needs, crate::aes::vaes::$ctor))
                 .requires(needs::$needs)
                 .block_size($block)
                 .key_sizes($min, $max)
@@ -119,7 +119,7 @@ macro_rules! vaes_gcm {
     ($($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new("gcm(aes)", $driver, $prio,
-                arch_ctor!("x86_64", Aead, $driver, crate::aes::vaes::$ctor))
+                arch_ctor!("x86_64", Aead, $driver, needs::$needs, crate::aes::vaes::$ctor))
                 .requires(needs::$needs)
                 .block_size(1)
                 .key_sizes(16, 32)
@@ -152,7 +152,7 @@ vaes_gcm! {
 macro_rules! ghash {
     ($($driver:literal, $prio:expr, $needs:ident, $($ctor:ident)::+ $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
-            AlgDef::new("ghash", $driver, $prio, arch_ctor!("x86_64", Hash, $driver, $($ctor)::+))
+            AlgDef::new("ghash", $driver, $prio, arch_ctor!("x86_64", Hash, $driver, needs::$needs, $($ctor)::+))
                 .requires(needs::$needs)
                 .block_size(16)
                 .key_sizes(16, 16)
@@ -176,7 +176,7 @@ macro_rules! chacha {
        $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new($alg, $driver, $prio,
-                arch_ctor!("x86_64", Skcipher, $driver, crate::chacha20::simd::$ctor))
+                arch_ctor!("x86_64", Skcipher, $driver, needs::$needs, crate::chacha20::simd::$ctor))
                 .requires(needs::$needs)
                 .block_size(1)
                 .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
@@ -204,7 +204,7 @@ macro_rules! poly1305 {
     ($($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new("poly1305", $driver, $prio,
-                arch_ctor!("x86_64", Hash, $driver, crate::poly1305::simd::hash::$ctor))
+                arch_ctor!("x86_64", Hash, $driver, needs::$needs, crate::poly1305::simd::hash::$ctor))
                 .requires(needs::$needs)
                 .block_size(16)
                 .key_sizes(32, 32)
@@ -226,7 +226,7 @@ macro_rules! chachapoly {
     ($($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new("rfc7539(chacha20,poly1305)", $driver, $prio,
-                arch_ctor!("x86_64", Aead, $driver, crate::chacha20poly1305::$ctor))
+                arch_ctor!("x86_64", Aead, $driver, needs::$needs, crate::chacha20poly1305::$ctor))
                 .requires(needs::$needs)
                 .block_size(1)
                 .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
