@@ -34,6 +34,10 @@
 //! `harness/test_chacha.py`): 0 = `chacha20-ssse3`, 1 = `-avx2`, 2 = `-avx512vl`,
 //! 3 = `-avx512f`.
 
+// The kernels it exports are x86-64 code: on another architecture the crate is empty
+// (it still builds, so `cargo test --workspace` works there).
+#![cfg(target_arch = "x86_64")]
+
 use cryptoreg_algos::aes::aesni::raw as sse;
 use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
 use cryptoreg_algos::aes::AesGeneric;

@@ -4,6 +4,8 @@
 
 use core::fmt;
 
+use crate::arch::Arch;
+
 macro_rules! features {
     ($($variant:ident => $name:literal,)*) => {
         /// One CPU feature a driver may require.
@@ -66,6 +68,22 @@ features! {
     // arm64 (`aes` above is shared: the Crypto Extensions AES instructions on arm64).
     Neon => "neon",
     Pmull => "pmull",
+}
+
+impl Feature {
+    /// The architecture whose instructions this feature names, `None` for a name two
+    /// architectures share (`aes`: AES-NI on x86-64, the Crypto Extensions on arm64).
+    ///
+    /// A driver record's `requires` names at least one feature of its own architecture
+    /// (x86-64 records `sse2` or `avx2` beside `aes`, arm64 records `neon`), so that no
+    /// CPU of the other architecture can ever satisfy it.
+    pub const fn arch(self) -> Option<Arch> {
+        match self {
+            Feature::Aes => None,
+            Feature::Neon | Feature::Pmull => Some(Arch::Aarch64),
+            _ => Some(Arch::X86_64),
+        }
+    }
 }
 
 impl fmt::Display for Feature {
@@ -133,6 +151,14 @@ impl Features {
         Feature::ALL.iter().copied().filter(move |f| self.has(*f))
     }
 
+    /// The architectures whose own features (see [`Feature::arch`]) are members.
+    pub fn arches(self) -> Vec<Arch> {
+        let mut v: Vec<Arch> = self.iter().filter_map(Feature::arch).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
     /// The member names.
     pub fn names(self) -> Vec<&'static str> {
         self.iter().map(Feature::name).collect()
@@ -182,5 +208,19 @@ mod tests {
         assert_eq!(a.minus(b).names(), vec!["avx2"]);
         assert!(b.minus(a).is_empty());
         assert_eq!(a.to_string(), "aes avx2");
+    }
+
+    #[test]
+    fn features_belong_to_one_architecture_but_aes() {
+        assert_eq!(Feature::Aes.arch(), None);
+        assert_eq!(Feature::Sse2.arch(), Some(Arch::X86_64));
+        assert_eq!(Feature::Avx512fp16.arch(), Some(Arch::X86_64));
+        assert_eq!(Feature::Neon.arch(), Some(Arch::Aarch64));
+        assert_eq!(Feature::Pmull.arch(), Some(Arch::Aarch64));
+        assert_eq!(Features::of(&[Feature::Aes]).arches(), vec![]);
+        assert_eq!(
+            Features::of(&[Feature::Aes, Feature::Neon, Feature::Sse2]).arches(),
+            vec![Arch::X86_64, Arch::Aarch64]
+        );
     }
 }

@@ -28,6 +28,7 @@
 
 mod alg;
 pub mod aliases;
+mod arch;
 mod config;
 mod cpu;
 mod error;
@@ -45,11 +46,13 @@ mod traits;
 pub mod walk;
 
 pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template};
+pub use arch::Arch;
 pub use config::{
     Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
     DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,
 };
-pub use cpu::{decode_signature, CpuInfo};
+pub use cpu::decode_signature;
+pub use cpu::{decode_midr, parse_cpuinfo_midr, ArmId, CpuInfo};
 pub use error::{Error, Result};
 pub use features::{Feature, Features};
 pub use handle::{Aead, Cipher, Hash, HashRequest, Skcipher};
@@ -78,6 +81,7 @@ pub mod driver {
     pub use crate::alg::{
         AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template,
     };
+    pub use crate::arch::Arch;
     pub use crate::error::{Error, Result};
     pub use crate::features::{Feature, Features};
     pub use crate::host::HostFeatures;

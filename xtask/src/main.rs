@@ -17,10 +17,14 @@
 //!   `README.md` from the originals (see `package.rs`).
 //! * `cargo xtask ctgrind` — the constant-time check: the generic drivers under Valgrind
 //!   memcheck with secrets marked undefined, and a negative control that must fail.
+//! * `cargo xtask arm64` — the workspace cross-built for arm64 with Debian's toolchain
+//!   (installed with apt when missing), clippy's MSRV check on it, and every test and
+//!   `cryptoctl selftest` under `qemu-aarch64` on several CPU models (see `arm64.rs`).
 //! * `cargo xtask bench` — criterion benches.
 //! * `cargo xtask peers` — the AEADs against ring and aws-lc-rs (`benches/peers`, its own
 //!   workspace, which `ci` does not compile).
 
+mod arm64;
 mod asm;
 mod ctgrind;
 mod emu;
@@ -113,6 +117,7 @@ fn ci() -> Result<(), String> {
     asm::run(&root).map(|s| println!("{s}"))?;
     emu::run(&root).map(|s| println!("{s}"))?;
     ctgrind::run(&root).map(|s| println!("{s}"))?;
+    arm64::run(&root).map(|s| println!("{s}"))?;
     Ok(())
 }
 
@@ -123,11 +128,12 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("emu") => emu::run(&root()).map(|s| println!("{s}")),
         Some("asm") => asm::run(&root()).map(|s| println!("{s}")),
+        Some("arm64") => arm64::run(&root()).map(|s| println!("{s}")),
         Some("ctgrind") => ctgrind::run(&root()).map(|s| println!("{s}")),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
         Some("peers") => peers::run(&root(), &args[1..]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|ctgrind|sync|bench|peers>".to_string()),
+        _ => Err("usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -47,10 +47,7 @@ mod fused;
 #[cfg(test)]
 mod tests;
 
-use cryptoreg_registry::{
-    check_key_len, inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures,
-    InOut, Result,
-};
+use cryptoreg_registry::{check_key_len, AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE};
@@ -555,24 +552,9 @@ impl AeadImpl for ChaChaPolySimd {
     }
 }
 
-macro_rules! register {
-    ($($driver:literal, $prio:expr, $kind:ident($token:ident) $(, $zmm:ident)?;)*) => {$(
-        inventory::submit! {
-            AlgDef::new("rfc7539(chacha20,poly1305)", $driver, $prio, Ctor::Aead(|host: &HostFeatures| {
-                let width = Width::$kind($token::new(host, $driver)?);
-                Ok(Box::new(ChaChaPolySimd::new($driver, width)))
-            }))
-            .requires($token::FEATURES)
-            .block_size(1)
-            .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
-            .iv_size(CHACHA_NONCE_SIZE)
-            .out_size(POLY1305_TAG_SIZE)
-            $(.$zmm())?
-        }
-    )*};
-}
-
-register! {
-    "rfc7539-chacha20-poly1305-avx2", 450, Avx2(Avx2);
-    "rfc7539-chacha20-poly1305-avx512", 650, Avx512(Avx512), uses_zmm;
+// Constructors only: the records are in `crate::records::x86_64`.
+crate::x86::width_ctors! {
+    AeadImpl:
+    new_avx2 = "rfc7539-chacha20-poly1305-avx2", Avx2(Avx2), ChaChaPolySimd;
+    new_avx512 = "rfc7539-chacha20-poly1305-avx512", Avx512(Avx512), ChaChaPolySimd;
 }

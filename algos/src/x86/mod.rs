@@ -14,3 +14,21 @@ pub(crate) mod inout;
 pub(crate) mod token;
 pub(crate) mod vector;
 pub(crate) mod word32;
+
+/// Constructors of drivers that differ only by width: `width_ctors! { Trait: ctor =
+/// "driver", Variant(Token), Impl; ... }` defines `pub(crate) fn ctor(&HostFeatures) ->
+/// Result<Box<dyn Trait>>` that proves `Token` on the host and builds
+/// `Impl::new("driver", Width::Variant(token))` (`Width` and the token types are the
+/// caller's). The records naming them are in `crate::records::x86_64`.
+macro_rules! width_ctors {
+    ($trait:ident: $($ctor:ident = $driver:literal, $kind:ident($token:ident), $imp:ident;)*) => {$(
+        #[doc = concat!("Builds `", $driver, "`, or refuses without its features.")]
+        pub(crate) fn $ctor(
+            host: &cryptoreg_registry::HostFeatures,
+        ) -> cryptoreg_registry::Result<Box<dyn cryptoreg_registry::$trait>> {
+            let width = Width::$kind($token::new(host, $driver)?);
+            Ok(Box::new($imp::new($driver, width)))
+        }
+    )*};
+}
+pub(crate) use width_ctors;

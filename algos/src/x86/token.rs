@@ -5,20 +5,23 @@
 //! minus the operator's mask, limited to a simulated CPU), so holding one proves the
 //! instructions exist and are allowed. Every SIMD driver takes one in its constructor
 //! and keeps it; the `unsafe` calls into its `#[target_feature]` entries rely on that
-//! and nothing else. The feature list of a token is also what its drivers'
-//! [`AlgDef`](cryptoreg_registry::AlgDef) records declare, so the two can never differ.
+//! and nothing else. The feature list of a token is a constant of
+//! [`crate::records::x86_64::needs`] (compiled on every architecture), which is also what
+//! its drivers' [`AlgDef`](cryptoreg_registry::AlgDef) records declare, so the two can
+//! never differ.
 
+use crate::records::x86_64::needs;
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
 macro_rules! cpu_token {
-    ($(#[$doc:meta])* $name:ident = [$($feat:ident),* $(,)?]) => {
+    ($(#[$doc:meta])* $name:ident = $features:path) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $name(());
 
         impl $name {
             /// The features this token proves.
-            pub(crate) const FEATURES: &'static [Feature] = &[$(Feature::$feat),*];
+            pub(crate) const FEATURES: &'static [Feature] = $features;
 
             /// Proves the features on `host`, or refuses naming `driver` and what is
             /// missing ([`cryptoreg_registry::Error::Unsupported`]).
@@ -32,60 +35,60 @@ macro_rules! cpu_token {
 
 cpu_token!(
     /// AES-NI with SSE2: `aes-aesni` and the `*-aes-aesni` mode drivers.
-    AesNi = [Aes, Sse2]
+    AesNi = needs::AES_NI
 );
 
 cpu_token!(
     /// VAES and VPCLMULQDQ on ymm with AVX2 (VEX encoding), plus AES-NI for the key
     /// schedule and the first tweak: the `*-vaes-avx2` drivers (a Zen 3 has this).
-    VaesAvx2 = [Aes, Avx2, Vaes, Vpclmulqdq]
+    VaesAvx2 = needs::VAES_AVX2
 );
 
 cpu_token!(
     /// The avx2 set plus AVX-512F/BW/VL (EVEX encoding, mask registers, zmm): the
     /// `*-vaes-avx10_256` and `*-vaes-avx10_512` drivers.
-    VaesAvx10 = [Aes, Avx2, Vaes, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
+    VaesAvx10 = needs::VAES_AVX10
 );
 
 cpu_token!(
     /// PCLMULQDQ on xmm (SSE encoding) with SSSE3 for `PSHUFB` byte reflection: the
     /// `clmul` module's 64-bit multiply and `ghash-clmulni`. Every CPU with PCLMULQDQ has
     /// SSSE3, so asking for it costs nothing.
-    Pclmul = [Pclmulqdq, Ssse3, Sse2]
+    Pclmul = needs::PCLMUL
 );
 
 cpu_token!(
     /// AES-NI and PCLMULQDQ on xmm with SSSE3: `gcm-aes-aesni` (AES-CTR and GHASH
     /// stitched in one loop).
-    AesNiPclmul = [Aes, Pclmulqdq, Ssse3, Sse2]
+    AesNiPclmul = needs::AES_NI_PCLMUL
 );
 
 cpu_token!(
     /// VPCLMULQDQ on ymm with AVX2 (VEX encoding): `ghash-vpclmulqdq-avx2`.
-    VpclmulAvx2 = [Avx2, Vpclmulqdq]
+    VpclmulAvx2 = needs::VPCLMUL_AVX2
 );
 
 cpu_token!(
     /// VPCLMULQDQ on zmm with AVX-512F/BW/VL: `ghash-vpclmulqdq-avx512`.
-    VpclmulAvx512 = [Avx2, Vpclmulqdq, Avx512f, Avx512bw, Avx512vl]
+    VpclmulAvx512 = needs::VPCLMUL_AVX512
 );
 
 cpu_token!(
     /// SSSE3 on xmm, legacy SSE encoding (`pshufb` for the byte rotates of ChaCha20):
     /// `chacha20-ssse3`, `xchacha20-ssse3`.
-    Ssse3 = [Ssse3, Sse2]
+    Ssse3 = needs::SSSE3
 );
 
 cpu_token!(
     /// AVX2 on ymm, VEX encoding: `chacha20-avx2`, `xchacha20-avx2`.
-    Avx2 = [Avx, Avx2]
+    Avx2 = needs::AVX2
 );
 
 cpu_token!(
     /// AVX-512F/BW/VL with AVX2 (EVEX: `vprold`, byte-mask partial blocks):
     /// `chacha20-avx512vl` (ymm) and `chacha20-avx512f` (zmm, whose short tails run on
     /// EVEX ymm / xmm, hence VL and BW too), and their `xchacha20` twins.
-    Avx512 = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl]
+    Avx512 = needs::AVX512
 );
 
 // --- Poly1305 (issue 9): `poly1305-avx2` takes `Avx2`, `poly1305-avx512` and the fused
@@ -93,7 +96,7 @@ cpu_token!(
 
 cpu_token!(
     /// The `Avx512` set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
-    Avx512Ifma = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Avx512ifma]
+    Avx512Ifma = needs::AVX512_IFMA
 );
 
 // --- end Poly1305 ---

@@ -11,17 +11,33 @@ use serde_json::Value;
 fn cpu_json_has_the_identity_and_policy_fields() {
     let v = json(&["cpu", "--json"]);
     for field in [
-        "vendor", "family", "model", "stepping", "features", "source", "policy",
+        "arch", "vendor", "family", "model", "stepping", "features", "source", "policy",
     ] {
         assert!(v.get(field).is_some(), "missing {field}: {v:#}");
     }
     assert_eq!(v["source"], "native");
     assert_eq!(v["simulated"], false);
-    assert!(v["features"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|f| f == "sse2"));
+    let has = |name: &str| v["features"].as_array().unwrap().iter().any(|f| f == name);
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(v["arch"], "x86_64");
+        assert!(has("sse2"), "{v:#}");
+        assert!(
+            v.get("implementer").is_none() && v.get("part").is_none(),
+            "{v:#}"
+        );
+    } else if cfg!(target_arch = "aarch64") {
+        assert_eq!(v["arch"], "aarch64");
+        assert!(has("neon") && !has("sse2"), "{v:#}");
+        // The MIDR may be hidden (QEMU user mode): then null, and the text says "unknown".
+        for field in ["implementer", "part"] {
+            assert!(v[field].is_string() || v[field].is_null(), "{field}: {v:#}");
+        }
+        if v["implementer"].is_null() {
+            assert_eq!(v["vendor"], "unknown");
+            let human = text(&["cpu"]);
+            assert!(human.contains("implementer  unknown"), "{human}");
+        }
+    }
     assert!(
         v.get("host_features").is_none(),
         "host features only when simulated"
@@ -63,6 +79,28 @@ fn cpu_without_a_policy_row_says_so() {
     assert_eq!(v["policy"], Value::Array(vec![]));
     assert_eq!(v["consequence"], Value::Null);
     assert_eq!(v["family"], 0x19);
+}
+
+#[test]
+fn cpu_arm64_presets_show_implementer_and_part_on_every_host() {
+    let v = json(&["cpu", "--cpu", "neoverse-n1", "--json"]);
+    assert_eq!(v["arch"], "aarch64");
+    assert_eq!(v["vendor"], "ARM");
+    assert_eq!(
+        (&v["implementer"], &v["part"]),
+        (&Value::from("0x41"), &Value::from("0xd0c"))
+    );
+    assert_eq!(v["features"], serde_json::json!(["aes", "neon", "pmull"]));
+    assert_eq!(v["policy"], Value::Array(vec![]));
+    let human = text(&["cpu", "--cpu", "cortex-a72"]);
+    assert!(human.contains("part         0xd08"), "{human}");
+    assert!(human.contains("features     neon\n"), "{human}");
+    assert!(!human.contains("family"), "{human}");
+    let v = json(&["cpu", "--cpu", "apple-m1", "--json"]);
+    assert_eq!(
+        (&v["vendor"], &v["implementer"]),
+        (&Value::from("Apple"), &Value::from("0x61"))
+    );
 }
 
 #[test]

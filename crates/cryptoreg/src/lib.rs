@@ -32,7 +32,7 @@ pub mod rustcrypto;
 // needs (records, constructors, traits, the walker) is at the root: that is `driver`.
 pub use cryptoreg_registry::{aliases, AdminOp, Change, ChangeEffect, DriverStatsReport};
 pub use cryptoreg_registry::{
-    Aead, AlgType, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
+    Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, ListEntry,
     ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport, Skcipher,
     TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG, ZMM_DEMOTED_PRIORITY,

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::rung;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cryptoreg::{Direction, Error};
@@ -54,7 +56,7 @@ fn skciphers_never_panic_on_bad_lengths() {
     ] {
         reg.resolve(name).unwrap();
     }
-    let _ = reg.resolve("xts(ecb-aes-aesni)");
+    let _ = reg.resolve(rung::XTS_INSTANCE);
     let drivers: Vec<String> = reg
         .list()
         .into_iter()
@@ -128,7 +130,14 @@ fn skciphers_never_panic_on_bad_lengths() {
 #[test]
 fn ciphers_never_panic_on_bad_lengths() {
     let reg = common::boot("[selftest]\nmode = \"kat\"\n", None);
-    for e in reg.list().into_iter().filter(|e| e.alg_type == "cipher") {
+    // Every cipher this CPU runs (another architecture's are listed but unsupported).
+    let ciphers: Vec<_> = reg
+        .list()
+        .into_iter()
+        .filter(|e| e.alg_type == "cipher" && e.state != "unsupported")
+        .collect();
+    assert!(ciphers.iter().any(|e| e.driver == "aes-generic"));
+    for e in ciphers {
         let mut h = reg.alloc_cipher(&e.driver).unwrap();
         assert_eq!(h.encrypt_blocks(&mut [0u8; 16]), Err(Error::NoKey));
         for klen in 0..=40 {

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::rung;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -40,7 +42,7 @@ impl Drop for Dir {
 
 /// Known answers only, on a simulated Westmere (AES-NI, no AVX).
 fn registry() -> Arc<Registry> {
-    Arc::new(common::boot(&common::kat_config(""), Some("westmere")))
+    Arc::new(common::boot(&common::kat_config(""), Some(rung::PRESET)))
 }
 
 fn mode(p: &Path) -> u32 {
@@ -66,10 +68,10 @@ fn every_operation_over_the_socket() {
     let mut c = Client::connect(&dir.sock()).unwrap();
     let list: Vec<ListEntry> =
         serde_json::from_value(c.call(&Request::new("list")).unwrap()).unwrap();
-    assert!(list.iter().any(|e| e.driver == "xts-aes-aesni"));
+    assert!(list.iter().any(|e| e.driver == rung::XTS));
     let ex: Explanation =
         serde_json::from_value(c.call(&Request::new("explain").name("xts(aes)")).unwrap()).unwrap();
-    assert_eq!(ex.chosen.as_deref(), Some("xts-aes-aesni"));
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS));
     let report = c.call(&Request::new("report")).unwrap();
     assert_eq!(report["mode"], "kat");
     let h = reg.alloc_skcipher("xts(aes)").unwrap();
@@ -78,7 +80,7 @@ fn every_operation_over_the_socket() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["driver"] == "xts-aes-aesni")
+        .find(|s| s["driver"] == rung::XTS)
         .unwrap();
     assert_eq!(row["refcnt"], 1);
     let g0 = c
@@ -88,30 +90,28 @@ fn every_operation_over_the_socket() {
         .unwrap();
 
     let ch: Change = serde_json::from_value(
-        c.call(
-            &Request::new("set-priority")
-                .driver("xts-aes-aesni")
-                .priority(50),
-        )
-        .unwrap(),
+        c.call(&Request::new("set-priority").driver(rung::XTS).priority(50))
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(
         (ch.old.as_str(), ch.new.as_str(), ch.effect),
-        ("401", "50", ChangeEffect::Applied)
+        (
+            rung::XTS_PRIORITY.to_string().as_str(),
+            "50",
+            ChangeEffect::Applied
+        )
     );
     assert!(!h.is_current());
     assert_ne!(reg.generation(), g0);
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
-    c.call(&Request::new("clear-priority").driver("xts-aes-aesni"))
+    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    c.call(&Request::new("clear-priority").driver(rung::XTS))
         .unwrap();
-    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
-    c.call(&Request::new("disable").driver("xts-aes-aesni"))
-        .unwrap();
-    assert!(reg.resolve("xts-aes-aesni").is_err());
-    c.call(&Request::new("enable").driver("xts-aes-aesni"))
-        .unwrap();
-    assert!(reg.resolve("xts-aes-aesni").is_ok());
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    c.call(&Request::new("disable").driver(rung::XTS)).unwrap();
+    assert!(reg.resolve(rung::XTS).is_err());
+    c.call(&Request::new("enable").driver(rung::XTS)).unwrap();
+    assert!(reg.resolve(rung::XTS).is_ok());
     // Aliases are accepted and answered with the current name.
     let ch: Change = serde_json::from_value(
         c.call(
@@ -127,7 +127,7 @@ fn every_operation_over_the_socket() {
     // Errors are answers, and the connection goes on.
     let err = |c: &mut Client, r: Request| c.call(&r).unwrap_err().to_string();
     assert!(err(&mut c, Request::new("frobnicate")).contains("unknown operation"));
-    assert!(err(&mut c, Request::new("set-priority").driver("xts-aes-aesni")).contains("priority"));
+    assert!(err(&mut c, Request::new("set-priority").driver(rung::XTS)).contains("priority"));
     assert!(err(&mut c, Request::new("disable")).contains("driver"));
     assert!(err(&mut c, Request::new("explain")).contains("name"));
     assert!(
@@ -141,14 +141,14 @@ fn every_operation_over_the_socket() {
     let cfg = dir.0.join("new.toml");
     std::fs::write(
         &cfg,
-        common::kat_config("[priority]\n\"xts-aes-aesni\" = 20\n"),
+        common::kat_config(&rung::on_arch("[priority]\n\"xts-aes-aesni\" = 20\n")),
     )
     .unwrap();
     let changes: Vec<Change> =
         serde_json::from_value(c.call(&Request::new("reload").path(&cfg)).unwrap()).unwrap();
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].effect, ChangeEffect::Applied);
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
+    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
 
     // A second server on the same path is refused; the guard removes the socket.
     assert!(serve(Arc::clone(&reg), dir.sock(), ServeOptions::default()).is_err());
@@ -226,7 +226,7 @@ fn bad_clients_get_errors_or_closed_connections() {
 
 /// Keys, inputs and the outputs every thread must reproduce, computed before the test.
 fn reference(reg: &Registry, n: usize) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
-    let mut h = reg.alloc_skcipher("xts-aes-aesni").unwrap();
+    let mut h = reg.alloc_skcipher(rung::XTS).unwrap();
     (0..n)
         .map(|i| {
             let key = common::xts_key(i as u64 + 10, 64);
@@ -274,7 +274,7 @@ fn handles_keep_encrypting_while_the_admin_side_is_locked() {
         });
     });
     let stats = reg.stats();
-    let row = stats.iter().find(|s| s.driver == "xts-aes-aesni").unwrap();
+    let row = stats.iter().find(|s| s.driver == rung::XTS).unwrap();
     assert_eq!(row.requests, 4 + 4 * 200);
 }
 
@@ -313,11 +313,13 @@ fn a_flood_of_bad_input_and_changes_never_disturbs_encryption() {
                 b"{\n".to_vec(),
                 vec![b'x'; 80 * 1024],
                 b"{\"v\":1,\"op\":\"nope\"}\n".to_vec(),
-                b"{\"v\":1,\"op\":\"set-priority\",\"driver\":\"xts-aes-aesni\",\"priority\":1}\n"
-                    .to_vec(),
-                b"{\"v\":1,\"op\":\"disable\",\"driver\":\"xts-aes-aesni\"}\n".to_vec(),
-                b"{\"v\":1,\"op\":\"enable\",\"driver\":\"xts-aes-aesni\"}\n".to_vec(),
-                b"{\"v\":1,\"op\":\"clear-priority\",\"driver\":\"xts-aes-aesni\"}\n".to_vec(),
+                rung::on_arch(
+                    "{\"v\":1,\"op\":\"set-priority\",\"driver\":\"xts-aes-aesni\",\"priority\":1}\n",
+                )
+                .into_bytes(),
+                rung::on_arch("{\"v\":1,\"op\":\"disable\",\"driver\":\"xts-aes-aesni\"}\n").into_bytes(),
+                rung::on_arch("{\"v\":1,\"op\":\"enable\",\"driver\":\"xts-aes-aesni\"}\n").into_bytes(),
+                rung::on_arch("{\"v\":1,\"op\":\"clear-priority\",\"driver\":\"xts-aes-aesni\"}\n").into_bytes(),
                 b"\x00\x00\x00".to_vec(),
             ];
             for round in 0..60 {
@@ -362,6 +364,30 @@ fn peer_client_helper() {
     }
 }
 
+/// A command that runs `exe`, through the runner cargo runs this target's binaries with
+/// when one is set (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER` under QEMU's user-mode
+/// emulator, where an emulated process cannot exec an arm64 binary by itself).
+fn runner_command(exe: &std::path::Path) -> std::process::Command {
+    let runner = if cfg!(all(
+        target_arch = "aarch64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
+        std::env::var("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER").unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    }
+}
+
 #[test]
 fn peers_are_checked() {
     use std::os::unix::process::CommandExt;
@@ -381,7 +407,8 @@ fn peers_are_checked() {
     assert_eq!(mode(dir.sock().parent().unwrap()), 0o710);
     let exe = std::env::current_exe().unwrap();
     let as_peer = |gid: u32, req: &str| -> String {
-        let out = std::process::Command::new(&exe)
+        // Through the configured runner under emulation (see `runner_command`).
+        let out = runner_command(&exe)
             .args([
                 "--exact",
                 "peer_client_helper",
@@ -405,10 +432,10 @@ fn peers_are_checked() {
     assert!(a.contains("\"ok\":true"), "{a}");
     let a = as_peer(
         READ_GROUP,
-        r#"{"v":1,"op":"disable","driver":"xts-aes-aesni"}"#,
+        &rung::on_arch(r#"{"v":1,"op":"disable","driver":"xts-aes-aesni"}"#),
     );
     assert!(a.contains("permission denied"), "{a}");
-    assert!(reg.resolve("xts-aes-aesni").is_ok());
+    assert!(reg.resolve(rung::XTS).is_ok());
     // Outside the group, the file permissions already keep it out.
     let a = as_peer(NOBODY, r#"{"v":1,"op":"list"}"#);
     assert!(a.contains("connect:"), "{a}");

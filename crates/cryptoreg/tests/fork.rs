@@ -17,6 +17,8 @@ use nix::unistd::{fork, ForkResult};
 #[path = "common/mod.rs"]
 mod common;
 
+use common::rung;
+
 fn child(reg: &cryptoreg::Registry, key: &[u8], data: &[u8], want: &[u8]) -> i32 {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // A handle inherited from the parent's state, and a new allocation.
@@ -34,7 +36,7 @@ fn child(reg: &cryptoreg::Registry, key: &[u8], data: &[u8], want: &[u8]) -> i32
         assert_eq!(out, want);
         // The admin side works too.
         let before = reg.generation();
-        reg.set_priority("xts-aes-aesni", 1).unwrap();
+        reg.set_priority(rung::XTS, 1).unwrap();
         assert_ne!(reg.generation(), before);
         assert!(!h.is_current());
     }));
@@ -46,7 +48,7 @@ fn child(reg: &cryptoreg::Registry, key: &[u8], data: &[u8], want: &[u8]) -> i32
 }
 
 fn main() {
-    let reg = common::boot("[selftest]\nfuzz_iterations = 10\n", Some("westmere"));
+    let reg = common::boot("[selftest]\nfuzz_iterations = 10\n", Some(rung::PRESET));
     let key = common::xts_key(5, 64);
     let data = common::bytes(6, 4096 + 5);
     let mut h = reg.alloc_skcipher("xts(aes)").unwrap();
@@ -70,7 +72,7 @@ fn main() {
                 "the child could not use the registry"
             );
             // The child's priority change stayed in the child.
-            assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
+            assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
             println!("fork: 1 passed, 0 failed");
         }
     }

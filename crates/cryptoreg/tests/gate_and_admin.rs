@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::rung;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,18 +30,23 @@ fn uses(reg: &Registry, driver: &str, target: &str) -> bool {
 /// `disable` returns, no new handle may use it, directly or as a child.
 #[test]
 fn a_disable_holds_for_template_children_under_concurrent_requests() {
-    if !std::arch::is_x86_feature_detected!("aes") {
-        eprintln!("no AES-NI: ecb-aes-aesni does not run here; nothing to toggle");
+    if !common::host_has_aes() {
+        eprintln!(
+            "no AES instructions: {} does not run here; nothing to toggle",
+            rung::ECB
+        );
         return;
     }
     let reg = Arc::new(common::boot(
-        "[selftest]\nfuzz_iterations = 10\n[disable]\ndrivers = [\"xts-aes-aesni\", \
+        &rung::on_arch(
+            "[selftest]\nfuzz_iterations = 10\n[disable]\ndrivers = [\"xts-aes-aesni\", \
          \"xts-aes-vaes-avx2\", \"xts-aes-vaes-avx10_256\", \"xts-aes-vaes-avx10_512\"]\n",
+        ),
         None,
     ));
     assert_eq!(
         reg.alloc_skcipher("xts(aes)").unwrap().driver_name(),
-        "xts(ecb-aes-aesni)"
+        rung::XTS_INSTANCE
     );
     let stop = Arc::new(AtomicBool::new(false));
     let workers: Vec<_> = (0..3)
@@ -48,7 +55,7 @@ fn a_disable_holds_for_template_children_under_concurrent_requests() {
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let _ = reg.alloc_skcipher("xts(aes)");
-                    let _ = reg.alloc_skcipher("xts(ecb-aes-aesni)");
+                    let _ = reg.alloc_skcipher(rung::XTS_INSTANCE);
                 }
             })
         })
@@ -56,20 +63,20 @@ fn a_disable_holds_for_template_children_under_concurrent_requests() {
     let start = Instant::now();
     let mut toggles = 0;
     while start.elapsed() < Duration::from_millis(1500) {
-        reg.disable("ecb-aes-aesni").unwrap();
+        reg.disable(rung::ECB).unwrap();
         for _ in 0..8 {
             let h = reg.alloc_skcipher("xts(aes)").unwrap();
             assert!(
-                !uses(&reg, h.driver_name(), "ecb-aes-aesni"),
+                !uses(&reg, h.driver_name(), rung::ECB),
                 "toggle {toggles}: {} after the disable returned",
                 h.driver_name()
             );
             assert!(matches!(
-                reg.alloc_skcipher("xts(ecb-aes-aesni)"),
-                Err(Error::Disabled(ref d)) if d == "ecb-aes-aesni"
+                reg.alloc_skcipher(rung::XTS_INSTANCE),
+                Err(Error::Disabled(ref d)) if d == rung::ECB
             ));
         }
-        reg.enable("ecb-aes-aesni").unwrap();
+        reg.enable(rung::ECB).unwrap();
         toggles += 1;
     }
     stop.store(true, Ordering::Relaxed);
@@ -90,9 +97,9 @@ fn a_missing_reference_leaves_drivers_untested_until_it_is_back() {
     let list = reg.list();
     let state = |d: &str| list.iter().find(|e| e.driver == d).map(|e| e.state);
     assert_eq!(state("aes-generic"), Some("disabled"));
-    if std::arch::is_x86_feature_detected!("aes") {
-        assert_eq!(state("xts-aes-aesni"), Some("untested"));
-        assert_eq!(state("ctr-aes-aesni"), Some("untested"));
+    if common::host_has_aes() {
+        assert_eq!(state(rung::XTS), Some("untested"));
+        assert_eq!(state(rung::CTR), Some("untested"));
     }
     assert!(
         list.iter().all(|e| e.state != "failed"),
@@ -103,16 +110,16 @@ fn a_missing_reference_leaves_drivers_untested_until_it_is_back() {
             .collect::<Vec<_>>()
     );
     assert!(reg.resolve("xts(aes)").is_err());
-    if std::arch::is_x86_feature_detected!("aes") {
+    if common::host_has_aes() {
         assert!(matches!(
-            reg.resolve("xts-aes-aesni"),
+            reg.resolve(rung::XTS),
             Err(Error::ReferenceUnavailable { ref reference, .. }) if reference == "xts(aes-generic)"
         ));
         let ex = reg.explain("xts(aes)");
         let verdict = &ex
             .candidates
             .iter()
-            .find(|c| c.driver == "xts-aes-aesni")
+            .find(|c| c.driver == rung::XTS)
             .unwrap()
             .verdict;
         assert!(
@@ -129,7 +136,7 @@ fn a_missing_reference_leaves_drivers_untested_until_it_is_back() {
     // Back: the next request tests them.
     reg.enable("aes-generic").unwrap();
     let chosen = reg.alloc_skcipher("xts(aes)").unwrap();
-    if std::arch::is_x86_feature_detected!("aes") {
+    if common::host_has_aes() {
         assert!(
             !chosen.driver_name().contains("generic"),
             "{}",
@@ -144,15 +151,15 @@ fn a_missing_reference_leaves_drivers_untested_until_it_is_back() {
 /// stays failed for good.
 #[test]
 fn a_runtime_disable_of_the_reference_is_not_a_permanent_failure() {
-    let reg = common::boot("[selftest]\nfuzz_iterations = 10\n", Some("westmere"));
+    let reg = common::boot("[selftest]\nfuzz_iterations = 10\n", Some(rung::PRESET));
     reg.disable("aes-generic").unwrap();
     // Drops the instances; the AES-NI instance now cannot be tested.
-    let _ = reg.resolve("xts(ecb-aes-aesni)");
+    let _ = reg.resolve(rung::XTS_INSTANCE);
     reg.enable("aes-generic").unwrap();
-    if std::arch::is_x86_feature_detected!("aes") {
+    if common::host_has_aes() {
         assert_eq!(
-            reg.resolve("xts(ecb-aes-aesni)").unwrap().driver(),
-            "xts(ecb-aes-aesni)"
+            reg.resolve(rung::XTS_INSTANCE).unwrap().driver(),
+            rung::XTS_INSTANCE
         );
         assert!(reg
             .list()

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::rung;
+
 use cryptoreg::{AdminOp, ChangeEffect, Config, Registry};
 
 fn kat(cpu: &str) -> Registry {
@@ -17,26 +19,29 @@ fn xts_encrypt(h: &cryptoreg::Skcipher, data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn the_generation_follows_changes_and_handles_see_it() {
-    let reg = kat("westmere");
+    let reg = kat(rung::PRESET);
     let g0 = reg.generation();
     let mut h = reg.alloc_skcipher("xts(aes)").unwrap();
-    assert_eq!(h.driver_name(), "xts-aes-aesni");
+    assert_eq!(h.driver_name(), rung::XTS);
     h.set_key(&common::xts_key(1, 32)).unwrap();
     assert_eq!(h.generation(), g0);
     assert!(h.is_current());
 
     // The same priority again changes nothing, so the handle stays current.
     let c = reg
-        .admin(&AdminOp::SetPriority("xts-aes-aesni".into(), 401))
+        .admin(&AdminOp::SetPriority(rung::XTS.into(), rung::XTS_PRIORITY))
         .unwrap();
     assert_eq!(c.effect, ChangeEffect::Unchanged);
     assert_eq!(reg.generation(), g0);
     assert!(h.is_current());
 
     let c = reg
-        .admin(&AdminOp::SetPriority("xts-aes-aesni".into(), 50))
+        .admin(&AdminOp::SetPriority(rung::XTS.into(), 50))
         .unwrap();
-    assert_eq!((c.old.as_str(), c.new.as_str()), ("401", "50"));
+    assert_eq!(
+        (c.old.as_str(), c.new.as_str()),
+        (rung::XTS_PRIORITY.to_string().as_str(), "50")
+    );
     assert_eq!(c.effect, ChangeEffect::Applied);
     let g1 = reg.generation();
     assert_ne!(g1, g0);
@@ -44,7 +49,7 @@ fn the_generation_follows_changes_and_handles_see_it() {
 
     // The old handle keeps working, and agrees with what a new allocation gets.
     let mut h2 = reg.alloc_skcipher("xts(aes)").unwrap();
-    assert_ne!(h2.driver_name(), "xts-aes-aesni");
+    assert_ne!(h2.driver_name(), rung::XTS);
     assert!(h2.is_current());
     assert_eq!(h2.generation(), g1);
     h2.set_key(&common::xts_key(1, 32)).unwrap();
@@ -52,9 +57,9 @@ fn the_generation_follows_changes_and_handles_see_it() {
     assert_eq!(xts_encrypt(&h, &data), xts_encrypt(&h2, &data));
 
     for op in [
-        AdminOp::Disable("xts-aes-aesni".into()),
-        AdminOp::Enable("xts-aes-aesni".into()),
-        AdminOp::ClearPriority("xts-aes-aesni".into()),
+        AdminOp::Disable(rung::XTS.into()),
+        AdminOp::Enable(rung::XTS.into()),
+        AdminOp::ClearPriority(rung::XTS.into()),
     ] {
         let before = reg.generation();
         reg.admin(&op).unwrap();
@@ -69,8 +74,8 @@ fn the_generation_follows_changes_and_handles_see_it() {
 
 #[test]
 fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
-    let reg = kat("westmere");
-    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
+    let reg = kat(rung::PRESET);
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
     let g0 = reg.generation();
     // The fault-injection build keeps its wrong drivers disabled (see `common::kat_config`).
     let faulty = if cfg!(cryptoreg_fault_injection) {
@@ -79,10 +84,10 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
         ""
     };
     let new = Config::parse(
-        &format!(
+        &rung::on_arch(&format!(
             "[selftest]\nmode = \"full\"\n[priority]\n\"xts-aes-aesni\" = 10\n\
              [disable]\ndrivers = [\"ctr-aes-aesni\"{faulty}]\n[cpu]\ndisable = [\"avx2\"]\n"
-        ),
+        )),
         "new.toml",
     )
     .unwrap();
@@ -94,12 +99,12 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
             .unwrap_or_else(|| panic!("no {setting} {driver} in {changes:?}"))
             .clone()
     };
-    let p = find("priority", "xts-aes-aesni");
+    let p = find("priority", rung::XTS);
     assert_eq!(
         (p.old.as_str(), p.new.as_str(), p.effect),
         ("-", "10", ChangeEffect::Applied)
     );
-    let d = find("disabled", "ctr-aes-aesni");
+    let d = find("disabled", rung::CTR);
     assert_eq!(d.effect, ChangeEffect::Applied);
     assert_eq!(
         find("selftest", "[selftest]").effect,
@@ -112,10 +117,10 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
     assert_eq!(changes.len(), 4, "{changes:?}");
     assert_ne!(reg.generation(), g0);
     // Applied: new resolutions follow; restart-only settings are not applied.
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
-    assert!(reg.resolve("ctr-aes-aesni").is_err());
+    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    assert!(reg.resolve(rung::CTR).is_err());
     let cur = reg.current_config();
-    assert_eq!(cur.priority.get("xts-aes-aesni"), Some(&10));
+    assert_eq!(cur.priority.get(rung::XTS), Some(&10));
     assert_eq!(cur.selftest.mode, cryptoreg::SelftestMode::Kat);
     assert!(cur.cpu.disable.is_empty());
 
@@ -127,24 +132,20 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
     );
 
     // A runtime override still wins over the configuration, and the change says so.
-    reg.set_priority("xts-aes-aesni", 900).unwrap();
+    reg.set_priority(rung::XTS, 900).unwrap();
     let back = Config::parse(&common::kat_config(""), "back.toml").unwrap();
     let changes = reg.apply_config(&back).unwrap();
-    let p = changes
-        .iter()
-        .find(|c| c.driver == "xts-aes-aesni")
-        .unwrap();
+    let p = changes.iter().find(|c| c.driver == rung::XTS).unwrap();
     assert_eq!(p.effect, ChangeEffect::Shadowed);
-    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), "xts-aes-aesni");
-    assert!(
-        reg.resolve("ctr-aes-aesni").is_ok(),
-        "re-enabled by the reload"
-    );
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    assert!(reg.resolve(rung::CTR).is_ok(), "re-enabled by the reload");
 
     // An unknown driver refuses the whole configuration; nothing changes.
     let g = reg.generation();
     let bad = Config::parse(
-        "[selftest]\nmode = \"kat\"\n[priority]\n\"ctr-aes-aesni\" = 1\n\"no-such-driver\" = 3\n",
+        &rung::on_arch(
+            "[selftest]\nmode = \"kat\"\n[priority]\n\"ctr-aes-aesni\" = 1\n\"no-such-driver\" = 3\n",
+        ),
         "bad.toml",
     )
     .unwrap();
@@ -180,7 +181,7 @@ fn aliases_are_accepted_in_configuration_and_admin_operations() {
     let reg = common::boot(
         "[selftest]\nmode = \"kat\"\n[priority]\n\"xts-aes-vaes-avx512\" = 5\n\
          [disable]\ndrivers = [\"ctr-aes-vaes-avx512\"]\n",
-        Some("westmere"),
+        Some(rung::PRESET),
     );
     let list = reg.list();
     let xts = list
@@ -213,15 +214,15 @@ fn aliases_are_accepted_in_configuration_and_admin_operations() {
 
 #[test]
 fn counters_sum_per_handle_cells_and_survive_drops() {
-    let reg = kat("westmere");
-    let mut a = reg.alloc_skcipher("xts-aes-aesni").unwrap();
-    let mut b = reg.alloc_skcipher("xts-aes-aesni").unwrap();
+    let reg = kat(rung::PRESET);
+    let mut a = reg.alloc_skcipher(rung::XTS).unwrap();
+    let mut b = reg.alloc_skcipher(rung::XTS).unwrap();
     a.set_key(&common::xts_key(1, 32)).unwrap();
     b.set_key(&common::xts_key(2, 32)).unwrap();
     let stat = |reg: &Registry| {
         reg.stats()
             .into_iter()
-            .find(|s| s.driver == "xts-aes-aesni")
+            .find(|s| s.driver == rung::XTS)
             .unwrap()
     };
     let s0 = stat(&reg);
@@ -242,7 +243,7 @@ fn counters_sum_per_handle_cells_and_survive_drops() {
     assert_eq!(
         reg.list()
             .iter()
-            .find(|e| e.driver == "xts-aes-aesni")
+            .find(|e| e.driver == rung::XTS)
             .unwrap()
             .refcnt,
         2

@@ -2,29 +2,40 @@
 
 mod common;
 
+use common::rung;
+
 use cryptoreg::Error;
 
 #[test]
 fn westmere_chooses_the_aesni_xts_driver_and_config_can_lower_it() {
-    let reg = common::boot("", Some("westmere"));
+    let reg = common::boot("", Some(rung::PRESET));
     let ex = reg.explain("xts(aes)");
-    assert_eq!(ex.chosen.as_deref(), Some("xts-aes-aesni"));
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS));
     let inst = ex
         .candidates
         .iter()
-        .find(|c| c.driver == "xts(ecb-aes-aesni)");
-    assert_eq!(inst.map(|c| c.priority), Some(400));
+        .find(|c| c.driver == rung::XTS_INSTANCE);
+    assert_eq!(inst.map(|c| c.priority), Some(rung::INSTANCE_PRIORITY));
 
-    let reg = common::boot("[priority]\n\"xts-aes-aesni\" = 50\n", Some("westmere"));
+    let reg = common::boot(
+        &rung::on_arch("[priority]\n\"xts-aes-aesni\" = 50\n"),
+        Some(rung::PRESET),
+    );
     let ex = reg.explain("xts(aes)");
-    assert_eq!(ex.chosen.as_deref(), Some("xts(ecb-aes-aesni)"));
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS_INSTANCE));
     let lowered = ex
         .candidates
         .iter()
-        .find(|c| c.driver == "xts-aes-aesni")
+        .find(|c| c.driver == rung::XTS)
         .unwrap();
-    assert_eq!((lowered.priority, lowered.base_priority), (50, 401));
-    assert_eq!(lowered.verdict, "lower priority (50 < 400)");
+    assert_eq!(
+        (lowered.priority, lowered.base_priority),
+        (50, rung::XTS_PRIORITY)
+    );
+    assert_eq!(
+        lowered.verdict,
+        format!("lower priority (50 < {})", rung::INSTANCE_PRIORITY)
+    );
 }
 
 #[test]

@@ -24,6 +24,22 @@ fn concurrent_use_while_priorities_change() {
         .filter(|e| e.state == "passed" && !e.instance && e.driver != "aes-generic")
         .map(|e| e.driver)
         .collect();
+    // Something to flip, or the changer has nothing to do and the workers never see a
+    // change: fail here rather than hang.
+    assert!(!flippable.is_empty(), "no passed driver to flip");
+    // With AES on this CPU, the workers' own algorithms have drivers to flip: AES-NI or
+    // VAES on x86-64, the Crypto Extensions (`*-aes-ce`) on arm64.
+    if cryptoreg::driver::HostFeatures::detect().has_all(&[cryptoreg::Feature::Aes]) {
+        let list = reg.list();
+        let served = |d: &String| {
+            list.iter()
+                .any(|e| &e.driver == d && names.contains(&e.name.as_str()))
+        };
+        assert!(
+            flippable.iter().any(served),
+            "no accelerated driver of {names:?} among {flippable:?}"
+        );
+    }
 
     // The changer keeps changing until every worker has finished its rounds under change,
     // so the overlap is guaranteed rather than left to the scheduler.
@@ -35,6 +51,8 @@ fn concurrent_use_while_priorities_change() {
             Arc::clone(&progress),
         );
         std::thread::spawn(move || {
+            // If the changer panics, stop the workers so the test fails instead of hanging.
+            let _stop = StopOnPanic(Arc::clone(&stop));
             let mut i = 0usize;
             while progress
                 .iter()
@@ -110,6 +128,17 @@ fn concurrent_use_while_priorities_change() {
     let made = changer.join().expect("changer panicked");
     assert!(made > 0);
     assert!(seen.len() >= names.len(), "drivers used: {seen:?}");
+}
+
+/// Sets the stop flag if dropped by a panic.
+struct StopOnPanic(Arc<AtomicBool>);
+
+impl Drop for StopOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 /// Marks a worker as finished on drop, including by panic.

@@ -11,7 +11,7 @@ use core::arch::x86_64::__m128i;
 use crate::templates::common::whole_blocks;
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_into, AesRoundKeys};
@@ -134,12 +134,4 @@ pub(crate) fn new_cbc(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("cbc(aes)", DRIVER, 400, Ctor::Skcipher(new_cbc))
-        .requires(AesNi::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
-        .iv_size(16)
 }

@@ -21,9 +21,7 @@ use core::arch::x86_64::{
 
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
-use cryptoreg_registry::{
-    inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, HostFeatures, Result,
-};
+use cryptoreg_registry::{BlockCipherImpl, ChainState, Error, HostFeatures, Result};
 
 use super::key_schedule::{expand_into, AesRoundKeys};
 
@@ -316,11 +314,4 @@ pub(crate) fn new_aes_aesni(host: &HostFeatures) -> Result<Box<dyn BlockCipherIm
         _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("aes", DRIVER, 300, Ctor::Cipher(new_aes_aesni))
-        .requires(AesNi::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
 }

@@ -6,7 +6,7 @@
 use crate::templates::common::whole_blocks;
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{ecb_decrypt, ecb_encrypt};
 use super::key_schedule::{expand_into, AesRoundKeys};
@@ -78,11 +78,4 @@ pub(crate) fn new_ecb(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         _token: AesNi::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("ecb(aes)", DRIVER, 400, Ctor::Skcipher(new_ecb))
-        .requires(AesNi::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
 }

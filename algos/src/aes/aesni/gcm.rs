@@ -25,9 +25,7 @@
 
 use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
-use cryptoreg_registry::{
-    inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures, InOut, Result,
-};
+use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -720,21 +718,12 @@ impl AeadImpl for GcmAesni {
 }
 
 /// Builds an unkeyed `gcm-aes-aesni`, or refuses without AES-NI/PCLMULQDQ/SSSE3.
-fn new_gcm(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+pub(crate) fn new_gcm(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
     Ok(Box::new(GcmAesni {
         token: AesNiPclmul::new(host, DRIVER)?,
         keys: AesRoundKeys::empty(),
         powers: HPowers([[0; 16]; GROUP]),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("gcm(aes)", DRIVER, 400, Ctor::Aead(new_gcm))
-        .requires(AesNiPclmul::FEATURES)
-        .block_size(1)
-        .key_sizes(16, 32)
-        .iv_size(12)
-        .out_size(16)
 }
 
 #[cfg(test)]

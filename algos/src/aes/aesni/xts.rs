@@ -15,7 +15,7 @@ use core::arch::x86_64::__m128i;
 
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
 use super::key_schedule::{expand_xts_into, AesRoundKeys};
@@ -269,14 +269,6 @@ pub(crate) fn new_xts(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         data: AesRoundKeys::empty(),
         tweak: AesRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("xts(aes)", DRIVER, 401, Ctor::Skcipher(new_xts))
-        .requires(AesNi::FEATURES)
-        .block_size(16)
-        .key_sizes(32, 64)
-        .iv_size(16)
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub(crate) mod tests;
 #[cfg(test)]
 mod gcm_tests;
 
-use cryptoreg_registry::{inventory, AlgDef, ChainState, Ctor, HostFeatures, Result, SkcipherImpl};
+use cryptoreg_registry::{ChainState, Result, SkcipherImpl};
 
 pub(crate) use gcm_aead::GcmVaes;
 
@@ -394,51 +394,21 @@ impl SkcipherImpl for CtrVaes {
     }
 }
 
-macro_rules! register {
-    ($($alg:literal, $driver:literal, $prio:expr, $kind:ident($token:ident), $block:expr,
-       $min:expr, $max:expr, $imp:ident $(, $zmm:ident)?;)*) => {$(
-        inventory::submit! {
-            AlgDef::new($alg, $driver, $prio, Ctor::Skcipher(|host: &HostFeatures| {
-                let width = Width::$kind($token::new(host, $driver)?);
-                Ok(Box::new($imp::new($driver, width)))
-            }))
-            .requires($token::FEATURES)
-            .block_size($block)
-            .key_sizes($min, $max)
-            .iv_size(16)
-            $(.$zmm())?
-        }
-    )*};
+// Constructors only: the records (names, priorities, sizes, features) are in
+// `crate::records::x86_64`, compiled on every architecture.
+crate::x86::width_ctors! {
+    SkcipherImpl:
+    new_xts_vaes_avx2 = "xts-aes-vaes-avx2", Avx2(VaesAvx2), XtsVaes;
+    new_xts_vaes_avx10_256 = "xts-aes-vaes-avx10_256", Avx10_256(VaesAvx10), XtsVaes;
+    new_xts_vaes_avx10_512 = "xts-aes-vaes-avx10_512", Avx10_512(VaesAvx10), XtsVaes;
+    new_ctr_vaes_avx2 = "ctr-aes-vaes-avx2", Avx2(VaesAvx2), CtrVaes;
+    new_ctr_vaes_avx10_256 = "ctr-aes-vaes-avx10_256", Avx10_256(VaesAvx10), CtrVaes;
+    new_ctr_vaes_avx10_512 = "ctr-aes-vaes-avx10_512", Avx10_512(VaesAvx10), CtrVaes;
 }
 
-register! {
-    "xts(aes)", "xts-aes-vaes-avx2", 600, Avx2(VaesAvx2), 16, 32, 64, XtsVaes;
-    "xts(aes)", "xts-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10), 16, 32, 64, XtsVaes;
-    "xts(aes)", "xts-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), 16, 32, 64, XtsVaes, uses_zmm;
-    "ctr(aes)", "ctr-aes-vaes-avx2", 600, Avx2(VaesAvx2), 1, 16, 32, CtrVaes;
-    "ctr(aes)", "ctr-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10), 1, 16, 32, CtrVaes;
-    "ctr(aes)", "ctr-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), 1, 16, 32, CtrVaes, uses_zmm;
-}
-
-macro_rules! register_gcm {
-    ($($driver:literal, $prio:expr, $kind:ident($token:ident) $(, $zmm:ident)?;)*) => {$(
-        inventory::submit! {
-            AlgDef::new("gcm(aes)", $driver, $prio, Ctor::Aead(|host: &HostFeatures| {
-                let width = Width::$kind($token::new(host, $driver)?);
-                Ok(Box::new(GcmVaes::new($driver, width)))
-            }))
-            .requires($token::FEATURES)
-            .block_size(1)
-            .key_sizes(16, 32)
-            .iv_size(crate::gcm_util::GCM_NONCE_LEN)
-            .out_size(crate::gcm_util::GCM_TAG_LEN)
-            $(.$zmm())?
-        }
-    )*};
-}
-
-register_gcm! {
-    "gcm-aes-vaes-avx2", 600, Avx2(VaesAvx2);
-    "gcm-aes-vaes-avx10_256", 700, Avx10_256(VaesAvx10);
-    "gcm-aes-vaes-avx10_512", 800, Avx10_512(VaesAvx10), uses_zmm;
+crate::x86::width_ctors! {
+    AeadImpl:
+    new_gcm_vaes_avx2 = "gcm-aes-vaes-avx2", Avx2(VaesAvx2), GcmVaes;
+    new_gcm_vaes_avx10_256 = "gcm-aes-vaes-avx10_256", Avx10_256(VaesAvx10), GcmVaes;
+    new_gcm_vaes_avx10_512 = "gcm-aes-vaes-avx10_512", Avx10_512(VaesAvx10), GcmVaes;
 }

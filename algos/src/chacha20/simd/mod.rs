@@ -38,9 +38,7 @@ mod entry;
 #[cfg(test)]
 mod tests;
 
-use cryptoreg_registry::{
-    check_key_len, inventory, AlgDef, ChainState, Ctor, Error, HostFeatures, Result, SkcipherImpl,
-};
+use cryptoreg_registry::{check_key_len, ChainState, Error, Result, SkcipherImpl};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::{
@@ -353,30 +351,15 @@ impl SkcipherImpl for XChaCha20Simd {
     }
 }
 
-macro_rules! register {
-    ($($alg:literal, $driver:literal, $prio:expr, $kind:ident($token:ident), $iv:expr,
-       $imp:ident $(, $zmm:ident)?;)*) => {$(
-        inventory::submit! {
-            AlgDef::new($alg, $driver, $prio, Ctor::Skcipher(|host: &HostFeatures| {
-                let width = Width::$kind($token::new(host, $driver)?);
-                Ok(Box::new($imp::new($driver, width)))
-            }))
-            .requires($token::FEATURES)
-            .block_size(1)
-            .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
-            .iv_size($iv)
-            $(.$zmm())?
-        }
-    )*};
-}
-
-register! {
-    "chacha20", "chacha20-ssse3", 300, Ssse3(Ssse3), CHACHA_IV_SIZE, ChaCha20Simd;
-    "chacha20", "chacha20-avx2", 400, Avx2(Avx2), CHACHA_IV_SIZE, ChaCha20Simd;
-    "chacha20", "chacha20-avx512vl", 500, Avx512Vl(Avx512), CHACHA_IV_SIZE, ChaCha20Simd;
-    "chacha20", "chacha20-avx512f", 600, Avx512F(Avx512), CHACHA_IV_SIZE, ChaCha20Simd, uses_zmm;
-    "xchacha20", "xchacha20-ssse3", 300, Ssse3(Ssse3), XCHACHA_IV_SIZE, XChaCha20Simd;
-    "xchacha20", "xchacha20-avx2", 400, Avx2(Avx2), XCHACHA_IV_SIZE, XChaCha20Simd;
-    "xchacha20", "xchacha20-avx512vl", 500, Avx512Vl(Avx512), XCHACHA_IV_SIZE, XChaCha20Simd;
-    "xchacha20", "xchacha20-avx512f", 600, Avx512F(Avx512), XCHACHA_IV_SIZE, XChaCha20Simd, uses_zmm;
+// Constructors only: the records are in `crate::records::x86_64`.
+crate::x86::width_ctors! {
+    SkcipherImpl:
+    new_chacha20_ssse3 = "chacha20-ssse3", Ssse3(Ssse3), ChaCha20Simd;
+    new_chacha20_avx2 = "chacha20-avx2", Avx2(Avx2), ChaCha20Simd;
+    new_chacha20_avx512vl = "chacha20-avx512vl", Avx512Vl(Avx512), ChaCha20Simd;
+    new_chacha20_avx512f = "chacha20-avx512f", Avx512F(Avx512), ChaCha20Simd;
+    new_xchacha20_ssse3 = "xchacha20-ssse3", Ssse3(Ssse3), XChaCha20Simd;
+    new_xchacha20_avx2 = "xchacha20-avx2", Avx2(Avx2), XChaCha20Simd;
+    new_xchacha20_avx512vl = "xchacha20-avx512vl", Avx512Vl(Avx512), XChaCha20Simd;
+    new_xchacha20_avx512f = "xchacha20-avx512f", Avx512F(Avx512), XChaCha20Simd;
 }

@@ -8,7 +8,7 @@
 
 pub(crate) mod xmm;
 
-use cryptoreg_registry::{inventory, AlgDef, Ctor, HashImpl, HostFeatures, Result};
+use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 
 use super::{GhashBackend, GhashDriver};
 use crate::x86::token::Pclmul;
@@ -59,17 +59,9 @@ pub unsafe fn ghash_clmulni(powers: &HPowers, acc: &mut [u8; 16], data: *const u
 }
 
 /// Builds `ghash-clmulni`, or refuses without PCLMULQDQ/SSSE3.
-fn new_clmulni(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
+pub(crate) fn new_clmulni(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
     let token = Pclmul::new(host, DRIVER)?;
     Ok(Box::new(GhashDriver::<ClmulniKey>::new(DRIVER, token)))
-}
-
-inventory::submit! {
-    AlgDef::new("ghash", DRIVER, 400, Ctor::Hash(new_clmulni))
-        .requires(Pclmul::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 16)
-        .out_size(16)
 }
 
 #[cfg(test)]

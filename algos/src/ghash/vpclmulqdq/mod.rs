@@ -11,15 +11,15 @@ pub(crate) mod entry;
 #[cfg(test)]
 mod tests;
 
-use cryptoreg_registry::{inventory, AlgDef, Ctor, HashImpl, HostFeatures, Result};
+use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 
 use self::core::{h_times_x_inv, GhashPowers};
 use super::{GhashBackend, GhashDriver};
 use crate::x86::token::{VpclmulAvx2, VpclmulAvx512};
 
 macro_rules! backends {
-    ($($(#[$doc:meta])* $key:ident, $token:ident, $entry:ident, $driver:literal, $prio:expr,
-       $ctor:ident $(, $zmm:ident)?;)*) => {$(
+    ($($(#[$doc:meta])* $key:ident, $token:ident, $entry:ident, $driver:literal,
+       $ctor:ident;)*) => {$(
         $(#[$doc])*
         /// The power table `H^16 .. H^1` (wiped on drop) and the token proving the
         /// features of its entry.
@@ -52,26 +52,17 @@ macro_rules! backends {
         }
 
         /// Builds the driver when the host proves the token's features.
-        fn $ctor(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
+        pub(crate) fn $ctor(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
             let token = $token::new(host, $driver)?;
             Ok(Box::new(GhashDriver::<$key>::new($driver, token)))
         }
 
-        inventory::submit! {
-            AlgDef::new("ghash", $driver, $prio, Ctor::Hash($ctor))
-                .requires($token::FEATURES)
-                .block_size(16)
-                .key_sizes(16, 16)
-                .out_size(16)
-                $(.$zmm())?
-        }
     )*};
 }
 
 backends! {
     /// `ghash-vpclmulqdq-avx2`: ymm, 8 vectors per 16-block group.
-    Avx2Key, VpclmulAvx2, ghash_vpclmulqdq_avx2, "ghash-vpclmulqdq-avx2", 600, new_avx2;
+    Avx2Key, VpclmulAvx2, ghash_vpclmulqdq_avx2, "ghash-vpclmulqdq-avx2", new_avx2;
     /// `ghash-vpclmulqdq-avx512`: zmm, 4 vectors per 16-block group.
-    Avx512Key, VpclmulAvx512, ghash_vpclmulqdq_avx512, "ghash-vpclmulqdq-avx512", 800,
-        new_avx512, uses_zmm;
+    Avx512Key, VpclmulAvx512, ghash_vpclmulqdq_avx512, "ghash-vpclmulqdq-avx512", new_avx512;
 }

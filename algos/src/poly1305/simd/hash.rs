@@ -6,9 +6,7 @@
 
 use std::sync::Arc;
 
-use cryptoreg_registry::{
-    check_key_len, inventory, AlgDef, Ctor, HashImpl, HashState, HostFeatures, Result,
-};
+use cryptoreg_registry::{check_key_len, HashImpl, HashState, Result};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::entry::{self, Poly1305Key};
@@ -155,24 +153,10 @@ impl HashImpl for Poly1305Simd {
     }
 }
 
-macro_rules! register {
-    ($($driver:literal, $prio:expr, $kind:ident($token:ident) $(, $zmm:ident)?;)*) => {$(
-        inventory::submit! {
-            AlgDef::new("poly1305", $driver, $prio, Ctor::Hash(|host: &HostFeatures| {
-                let width = Width::$kind($token::new(host, $driver)?);
-                Ok(Box::new(Poly1305Simd::new($driver, width)))
-            }))
-            .requires($token::FEATURES)
-            .block_size(16)
-            .key_sizes(32, 32)
-            .out_size(16)
-            $(.$zmm())?
-        }
-    )*};
-}
-
-register! {
-    "poly1305-avx2", 400, Avx2(Avx2);
-    "poly1305-avx512", 500, Avx512(Avx512), uses_zmm;
-    "poly1305-avx512ifma", 550, Avx512Ifma(Avx512Ifma), uses_zmm;
+// Constructors only: the records are in `crate::records::x86_64`.
+crate::x86::width_ctors! {
+    HashImpl:
+    new_poly1305_avx2 = "poly1305-avx2", Avx2(Avx2), Poly1305Simd;
+    new_poly1305_avx512 = "poly1305-avx512", Avx512(Avx512), Poly1305Simd;
+    new_poly1305_avx512ifma = "poly1305-avx512ifma", Avx512Ifma(Avx512Ifma), Poly1305Simd;
 }

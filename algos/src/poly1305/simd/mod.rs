@@ -27,7 +27,7 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod entry;
-mod hash;
+pub(crate) mod hash;
 mod ifma;
 pub(crate) mod scalar;
 pub(crate) mod vec26;

@@ -1,12 +1,14 @@
 //! `cryptoctl cpu`: the CPU identity the registry plans for, as the policy sees it —
-//! vendor, family/model/stepping after the CPUID extension arithmetic, features (after
+//! architecture, vendor, family/model/stepping after the CPUID extension arithmetic (on
+//! arm64 instead: the `MIDR_EL1` implementer and part number, "unknown" where the kernel
+//! does not expose them, as under QEMU's user-mode emulator), features (after
 //! `cpu.disable` masks), and which `cpu-models.toml` rows match, with the consequence.
 //! When `--cpu` names a preset, the host's own features are shown too, since only those
 //! drivers are ever executed.
 
 use serde::Serialize;
 
-use cryptoreg::{ModelRow, ZMM_DEMOTED_PRIORITY};
+use cryptoreg::{Arch, ModelRow, ZMM_DEMOTED_PRIORITY};
 
 use crate::cmd::Globals;
 use crate::error::CliError;
@@ -14,12 +16,20 @@ use crate::table::{Align, Table};
 
 #[derive(Serialize)]
 struct CpuReport {
+    /// `x86_64` or `aarch64`.
+    arch: &'static str,
     vendor: String,
     family: u32,
     family_hex: String,
     model: u32,
     model_hex: String,
     stepping: u32,
+    /// arm64: `MIDR_EL1` implementer code (`0x41`), null when unknown; absent on x86-64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    implementer: Option<Option<String>>,
+    /// arm64: `MIDR_EL1` part number (`0xd0c`), null when unknown; absent on x86-64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<Option<String>>,
     features: Vec<&'static str>,
     /// `native` or the preset name.
     source: String,
@@ -57,13 +67,17 @@ pub fn run(g: &Globals) -> Result<String, CliError> {
              reachable by driver name; a priority override restores them)"
         )
     });
+    let is_arm = cpu.arch == Arch::Aarch64;
     let report = CpuReport {
+        arch: cpu.arch.name(),
         vendor: cpu.vendor.clone(),
         family: cpu.family,
         family_hex: format!("{:#x}", cpu.family),
         model: cpu.model,
         model_hex: format!("{:#x}", cpu.model),
         stepping: cpu.stepping,
+        implementer: is_arm.then(|| cpu.arm.map(|id| format!("{:#x}", id.implementer))),
+        part: is_arm.then(|| cpu.arm.map(|id| format!("{:#05x}", id.part))),
         features: cpu.features.names(),
         source: cpu.source.clone(),
         simulated: reg.is_simulated(),
@@ -84,18 +98,31 @@ fn human(r: &CpuReport) -> String {
     let source = if r.simulated {
         format!("preset {} (simulated)", r.source)
     } else {
-        "native (CPUID of this machine)".to_string()
+        match r.arch {
+            "aarch64" => "native (MIDR and HWCAP of this machine)".to_string(),
+            _ => "native (CPUID of this machine)".to_string(),
+        }
     };
+    t.row(["arch".to_string(), r.arch.to_string()]);
     t.row(["vendor".to_string(), r.vendor.clone()]);
-    t.row([
-        "family".to_string(),
-        format!("{} ({})", r.family_hex, r.family),
-    ]);
-    t.row([
-        "model".to_string(),
-        format!("{} ({})", r.model_hex, r.model),
-    ]);
-    t.row(["stepping".to_string(), r.stepping.to_string()]);
+    match (&r.implementer, &r.part) {
+        (Some(implementer), Some(part)) => {
+            let or_unknown = |v: &Option<String>| v.clone().unwrap_or("unknown".to_string());
+            t.row(["implementer".to_string(), or_unknown(implementer)]);
+            t.row(["part".to_string(), or_unknown(part)]);
+        }
+        _ => {
+            t.row([
+                "family".to_string(),
+                format!("{} ({})", r.family_hex, r.family),
+            ]);
+            t.row([
+                "model".to_string(),
+                format!("{} ({})", r.model_hex, r.model),
+            ]);
+            t.row(["stepping".to_string(), r.stepping.to_string()]);
+        }
+    }
     t.row(["source".to_string(), source]);
     t.row(["features".to_string(), r.features.join(" ")]);
     if let Some(host) = &r.host_features {

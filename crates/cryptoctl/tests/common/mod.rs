@@ -52,9 +52,43 @@ impl Drop for TempDir {
 
 /// The binary, with `CRYPTOREG_CONFIG` cleared so the caller's environment cannot leak in.
 pub fn cryptoctl() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cryptoctl"));
+    let mut c = through_runner(env!("CARGO_BIN_EXE_cryptoctl"));
     c.env_remove("CRYPTOREG_CONFIG");
     c
+}
+
+/// The runner cargo was told to run this target's binaries with, when one is set
+/// (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L / -cpu max"` for the
+/// emulated arm64 run: an emulated process cannot exec an arm64 binary itself without a
+/// host-wide binfmt registration).
+pub fn runner() -> Option<Vec<String>> {
+    let var = if cfg!(all(
+        target_arch = "aarch64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
+        "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER"
+    } else {
+        return None;
+    };
+    let words: Vec<String> = std::env::var(var)
+        .ok()?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// A command that runs `exe`, through the configured [`runner`] when there is one.
+pub fn through_runner(exe: &str) -> Command {
+    match runner() {
+        Some(words) => {
+            let mut c = Command::new(&words[0]);
+            c.args(&words[1..]).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    }
 }
 
 /// Runs `cryptoctl ARGS`.

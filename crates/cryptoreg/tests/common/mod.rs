@@ -46,3 +46,51 @@ pub fn kat_config(extra: &str) -> String {
     }
     config
 }
+
+/// Whether this CPU has AES instructions (AES-NI on x86-64, the Crypto Extensions on
+/// arm64), which the [`rung`] drivers need.
+pub fn host_has_aes() -> bool {
+    cryptoreg::driver::HostFeatures::detect().has_all(&[cryptoreg::Feature::Aes])
+}
+
+/// The AES rung the registry-behaviour tests pin, per architecture: a CPU preset whose
+/// best AES drivers are these (x86-64: Westmere and AES-NI; arm64: Neoverse N1 and the
+/// Crypto Extensions, the kernel's `arch/arm64/crypto` names and priorities), so each
+/// test states its drivers once for both architectures.
+pub mod rung {
+    #[cfg(not(target_arch = "aarch64"))]
+    mod names {
+        pub const PRESET: &str = "westmere";
+        pub const AES: &str = "aes-aesni";
+        pub const ECB: &str = "ecb-aes-aesni";
+        pub const CTR: &str = "ctr-aes-aesni";
+        pub const XTS: &str = "xts-aes-aesni";
+        pub const XTS_INSTANCE: &str = "xts(ecb-aes-aesni)";
+        /// Base priority of [`XTS`].
+        pub const XTS_PRIORITY: u32 = 401;
+        /// Priority of [`XTS_INSTANCE`] (its child's, `ecb-aes-aesni`).
+        pub const INSTANCE_PRIORITY: u32 = 400;
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    mod names {
+        pub const PRESET: &str = "neoverse-n1";
+        pub const AES: &str = "aes-ce";
+        pub const ECB: &str = "ecb-aes-ce";
+        pub const CTR: &str = "ctr-aes-ce";
+        pub const XTS: &str = "xts-aes-ce";
+        pub const XTS_INSTANCE: &str = "xts(ecb-aes-ce)";
+        /// Base priority of [`XTS`].
+        pub const XTS_PRIORITY: u32 = 300;
+        /// Priority of [`XTS_INSTANCE`] (its child's, `ecb-aes-ce`).
+        pub const INSTANCE_PRIORITY: u32 = 300;
+    }
+
+    pub use names::*;
+
+    /// `text` (configuration, a request) with the x86-64 rung's driver names replaced by
+    /// this architecture's.
+    pub fn on_arch(text: &str) -> String {
+        text.replace("aes-aesni", AES)
+    }
+}

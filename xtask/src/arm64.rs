@@ -1,0 +1,219 @@
+//! `cargo xtask arm64`: the workspace cross-built for `aarch64-unknown-linux-gnu` with
+//! Debian's Rust (`rustc-web`, `cargo-web` 1.96 and the arm64 standard library), every
+//! test and `cryptoctl selftest` run under QEMU's user-mode emulator.
+//!
+//! * **Installs what is missing** with apt (`dpkg --add-architecture arm64`, then
+//!   `rustc-web cargo-web rust-web-clippy libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu
+//!   libc6:arm64 qemu-user`). The host toolchain (rustup's, in `~/.cargo/bin`) is not
+//!   touched: the cross build runs `/usr/bin/cargo` with `RUSTC=/usr/bin/rustc`, in a
+//!   target directory of its own (`target/arm64`).
+//! * **MSRV**: clippy of the arm64 build (Debian's `rust-web-clippy`) with
+//!   `incompatible_msrv` denied against the workspace's `rust-version`, and every rustc
+//!   warning of the arm64-only code denied (the host's clippy never sees it).
+//! * **Runs** every test under `qemu-aarch64 -L / -cpu max` and `-cpu neoverse-n1`
+//!   (`-L /`: the multiarch loader; the cross package's `/usr/aarch64-linux-gnu` loader
+//!   with the multiarch libc hangs at the first thread start), then `cryptoctl selftest`
+//!   (full mode) on both and on `-cpu cortex-a72` with `[cpu] disable = ["aes", "pmull"]`
+//!   (QEMU's A72 has the Crypto Extensions; the mask gives the ladder of a Raspberry Pi
+//!   4, whose A72 lacks them). Binaries that tests spawn go through the same runner
+//!   (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER`), so no binfmt registration is
+//!   needed. `CRYPTOREG_EMULATED=1` tells tests to run fewer randomized cases.
+//!
+//! Emulation checks correctness only; it says nothing about speed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The target triple.
+pub const TRIPLE: &str = "aarch64-unknown-linux-gnu";
+/// The runner's environment variable for [`TRIPLE`].
+const RUNNER_VAR: &str = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER";
+
+/// Debian packages that provide the toolchain, the linker, the arm64 libc and QEMU.
+const PACKAGES: &[&str] = &[
+    "rustc-web",
+    "cargo-web",
+    "rust-web-clippy",
+    "libstd-rust-web-dev:arm64",
+    "gcc-aarch64-linux-gnu",
+    "libc6:arm64",
+    "qemu-user",
+];
+
+/// Files whose presence shows the packages above are installed.
+const NEEDED_FILES: &[&str] = &[
+    "/usr/bin/rustc",
+    "/usr/bin/cargo",
+    "/usr/bin/cargo-clippy",
+    "/usr/lib/rustlib/aarch64-unknown-linux-gnu/lib",
+    "/usr/bin/aarch64-linux-gnu-gcc",
+    "/usr/lib/aarch64-linux-gnu/libc.so.6",
+    "/usr/bin/qemu-aarch64",
+];
+
+/// QEMU CPU models on which every test runs.
+const TEST_CPUS: &[&str] = &["max", "neoverse-n1"];
+
+fn run_status(cmd: &mut Command, what: &str) -> Result<(), String> {
+    eprintln!("xtask arm64: {what}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+/// Installs the packages when a file they provide is missing.
+fn ensure_toolchain() -> Result<(), String> {
+    let missing: Vec<&str> = NEEDED_FILES
+        .iter()
+        .copied()
+        .filter(|f| !Path::new(f).exists())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("xtask arm64: missing {missing:?}: installing {PACKAGES:?}");
+    let foreign = Command::new("dpkg")
+        .arg("--print-foreign-architectures")
+        .output()
+        .map_err(|e| format!("dpkg: {e} (xtask arm64 needs Debian or Ubuntu)"))?;
+    if !String::from_utf8_lossy(&foreign.stdout)
+        .lines()
+        .any(|l| l.trim() == "arm64")
+    {
+        run_status(
+            Command::new("dpkg").args(["--add-architecture", "arm64"]),
+            "dpkg --add-architecture arm64",
+        )?;
+    }
+    run_status(
+        Command::new("apt-get").args(["update", "-q"]),
+        "apt-get update",
+    )?;
+    run_status(
+        Command::new("apt-get")
+            .args(["install", "-y", "-q", "--no-install-recommends"])
+            .args(PACKAGES)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        "apt-get install",
+    )
+}
+
+/// The cross build's target directory.
+pub fn target_dir(root: &Path) -> PathBuf {
+    root.join("target").join("arm64")
+}
+
+/// `/usr/bin/cargo ARGS` for the arm64 target with QEMU on `cpu` as the runner.
+fn debian_cargo(root: &Path, cpu: &str, args: &[&str]) -> Command {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mut cmd = Command::new("/usr/bin/cargo");
+    cmd.args(args)
+        .current_dir(root)
+        // Debian's toolchain first; rustup's variables would otherwise pick its own.
+        .env("PATH", format!("/usr/bin:{path}"))
+        .env("RUSTC", "/usr/bin/rustc")
+        .env("RUSTDOC", "/usr/bin/rustdoc")
+        .env("CARGO", "/usr/bin/cargo")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC_WRAPPER")
+        .env("CARGO_TARGET_DIR", target_dir(root))
+        .env(
+            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
+            "aarch64-linux-gnu-gcc",
+        )
+        .env(RUNNER_VAR, runner(cpu))
+        .env("CRYPTOREG_EMULATED", "1");
+    cmd
+}
+
+/// The QEMU command line for `cpu`.
+fn runner(cpu: &str) -> String {
+    format!("qemu-aarch64 -L / -cpu {cpu}")
+}
+
+/// `cryptoctl selftest` (full mode, the default configuration's 100 randomized
+/// iterations) under QEMU on `cpu`, with `extra` appended to the configuration.
+fn selftest(root: &Path, cpu: &str, extra: &str) -> Result<String, String> {
+    let exe = target_dir(root)
+        .join(TRIPLE)
+        .join("debug")
+        .join("cryptoctl");
+    let config = target_dir(root).join(format!("selftest-{cpu}.toml"));
+    let text = format!("[selftest]\nmode = \"full\"\nfuzz_iterations = 100\n{extra}");
+    std::fs::write(&config, text).map_err(|e| format!("{}: {e}", config.display()))?;
+    let what = format!("cryptoctl selftest on -cpu {cpu}");
+    eprintln!("xtask arm64: {what}");
+    let out = Command::new("qemu-aarch64")
+        .args(["-L", "/", "-cpu", cpu])
+        .arg(&exe)
+        .args(["selftest", "--config"])
+        .arg(&config)
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let last = stdout.lines().last().unwrap_or_default().to_string();
+    Ok(format!("{what}: {last}"))
+}
+
+/// Runs everything; returns a summary with timings.
+pub fn run(root: &Path) -> Result<String, String> {
+    let start = Instant::now();
+    let mut summary = Vec::new();
+    ensure_toolchain()?;
+    let target = ["--target", TRIPLE];
+    // MSRV and arm64-only warnings: clippy of the arm64 build.
+    let mut clippy = vec!["clippy", "--workspace", "--all-targets"];
+    clippy.extend(target);
+    clippy.extend([
+        "--",
+        "-A",
+        "clippy::all",
+        "-D",
+        "clippy::incompatible_msrv",
+        "-D",
+        "clippy::undocumented_unsafe_blocks",
+        "-D",
+        "warnings",
+    ]);
+    run_status(
+        &mut debian_cargo(root, "max", &clippy),
+        "clippy (arm64, MSRV)",
+    )?;
+    summary.push(format!(
+        "clippy arm64 (incompatible_msrv): ok at {:.0?}",
+        start.elapsed()
+    ));
+    let mut test = vec!["test", "--workspace"];
+    test.extend(target);
+    for cpu in TEST_CPUS {
+        let t = Instant::now();
+        run_status(
+            &mut debian_cargo(root, cpu, &test),
+            &format!("cargo test --workspace under qemu-aarch64 -cpu {cpu}"),
+        )?;
+        summary.push(format!("tests on -cpu {cpu}: ok in {:.0?}", t.elapsed()));
+    }
+    for cpu in TEST_CPUS {
+        summary.push(selftest(root, cpu, "")?);
+    }
+    summary.push(selftest(
+        root,
+        "cortex-a72",
+        "[cpu]\ndisable = [\"aes\", \"pmull\"]\n",
+    )?);
+    summary.push(format!("xtask arm64: total {:.0?}", start.elapsed()));
+    Ok(summary.join("\n"))
+}
