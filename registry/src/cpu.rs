@@ -318,7 +318,26 @@ pub(crate) fn native_features() -> Features {
     f
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+/// Features this arm64 machine can execute, from std's detection (the kernel's hwcaps):
+/// `aes` (AESE/AESD/AESMC/AESIMC), `pmull` (PMULL/PMULL2 on 64-bit lanes) and `neon`
+/// (Advanced SIMD). Minimal: only what the arm64 drivers need.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn native_features() -> Features {
+    let mut f = Features::EMPTY;
+    let std_checks: &[(Feature, bool)] = &[
+        (Aes, std::arch::is_aarch64_feature_detected!("aes")),
+        (Pmull, std::arch::is_aarch64_feature_detected!("pmull")),
+        (Neon, std::arch::is_aarch64_feature_detected!("neon")),
+    ];
+    for &(feat, present) in std_checks {
+        if present {
+            f.insert(feat);
+        }
+    }
+    f
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub(crate) fn native_features() -> Features {
     Features::EMPTY
 }
