@@ -54,7 +54,7 @@ pub(crate) struct GcmCe {
     token: AesPmull,
     keys: CeRoundKeys,
     powers: HPowers,
-    /// Test-only fault (`--cfg cryptoreg_fault_injection`): see [`faulty`].
+    /// Test-only fault (`--cfg cryptoreg_fault_injection`): see `faulty`.
     #[cfg(cryptoreg_fault_injection)]
     fault: bool,
 }
@@ -368,14 +368,27 @@ impl GcmCe {
             authsize: tag_len,
         };
         let j0 = self.check_request(nonce, &lens)?;
+        let (aad_len, text_len) = (aad.len() as u64, data.len() as u64);
         // SAFETY: `self.token` proves AES and PMULL.
-        let mut tag = unsafe { gcm_one_shot_ce(&self.keys, &self.powers, &j0, aad, data, encrypt) };
-        #[cfg(cryptoreg_fault_injection)]
-        if self.fault && faulty::wrong(aad.len() as u64, data.len() as u64) {
+        let tag = unsafe { gcm_one_shot_ce(&self.keys, &self.powers, &j0, aad, data, encrypt) };
+        Ok(self.inject(tag, aad_len, text_len))
+    }
+
+    /// The test-only fault of `gcm-aes-ce-faulty` (see `faulty`): one tag bit flipped on
+    /// the requests it targets.
+    #[cfg(cryptoreg_fault_injection)]
+    fn inject(&self, mut tag: [u8; 16], aad_len: u64, text_len: u64) -> [u8; 16] {
+        if self.fault && faulty::wrong(aad_len, text_len) {
             tag[0] ^= 0x01;
         }
-        let _ = &mut tag;
-        Ok(tag)
+        tag
+    }
+
+    /// The tag as computed: no fault injection in this build.
+    #[cfg(not(cryptoreg_fault_injection))]
+    #[inline(always)]
+    fn inject(&self, tag: [u8; 16], _aad_len: u64, _text_len: u64) -> [u8; 16] {
+        tag
     }
 }
 
@@ -449,11 +462,8 @@ impl AeadImpl for GcmCe {
         y.copy_from_slice(&st.bytes[Y..Y + 16]);
         let (aad_len, text_len) = (st.lane(AAD_LEN), st.lane(TEXT_LEN));
         // SAFETY: `self.token` proves AES and PMULL.
-        let mut full = unsafe { gcm_tag_ce(&self.keys, &self.powers, &j0, &y, aad_len, text_len) };
-        #[cfg(cryptoreg_fault_injection)]
-        if self.fault && faulty::wrong(aad_len, text_len) {
-            full[0] ^= 0x01;
-        }
+        let full = unsafe { gcm_tag_ce(&self.keys, &self.powers, &j0, &y, aad_len, text_len) };
+        let mut full = self.inject(full, aad_len, text_len);
         let n = tag.len().min(16);
         tag[..n].copy_from_slice(&full[..n]);
         full.zeroize();

@@ -1,4 +1,5 @@
-//! `gcm-aes-ce` (the same tests as `aes/aesni/gcm_tests.rs`): the GCM specification's test cases (from `selftest/vectors/gcm_aes.toml`),
+//! `gcm-aes-ce`, with the same tests as `aes/aesni/gcm_tests.rs`: the GCM specification's
+//! test cases (from `selftest/vectors/gcm_aes.toml`),
 //! and a differential test against a
 //! plain reference composed here from `aes-generic` and `ghash-generic` (random key sizes,
 //! AAD and text lengths 0..600 and a few long ones, every authsize, one-shot and
