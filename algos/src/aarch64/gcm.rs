@@ -528,7 +528,7 @@ pub(crate) mod faulty {
 
     /// Whether a request of these lengths gets the wrong tag bit.
     pub(crate) fn wrong(aad_len: u64, text_len: u64) -> bool {
-        aad_len > CHUNK as u64 && text_len % CHUNK as u64 != 0
+        aad_len > CHUNK as u64 && !text_len.is_multiple_of(CHUNK as u64)
     }
 
     fn new_faulty(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
