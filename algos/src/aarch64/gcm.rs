@@ -8,15 +8,18 @@
 //! decrypts them. The kernel's `pmull_gcm_encrypt`/`pmull_gcm_decrypt` (ghash-ce-core.S)
 //! interleave the same four blocks at the instruction level; here the compiler schedules
 //! the independent AES and PMULL chains. Fewer than four whole blocks at the end form one
-//! shorter group; a partial last block goes through a zero-padded stack block (GHASH takes
-//! it zero-padded anyway).
+//! shorter group. A partial last block is done with overlapping 16-byte loads and stores
+//! of the run's last 16 bytes, as the kernel's tails (`Gcm::tail_overlapped`); only a
+//! run shorter than 16 bytes goes through a zero-padded stack block.
 //!
 //! Rules shared by every `gcm(aes)` driver ([`crate::gcm_util`]): 12-byte nonce (J0 =
 //! nonce || 1), tags of 4, 8, 12..=16 bytes, SP 800-38D limits checked in `start`, keys of
 //! 16/24/32 bytes. `open` decrypts and authenticates in one pass, compares the tag in
 //! constant time and wipes the output if it does not verify.
 
-use core::arch::aarch64::{uint8x16_t, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32};
+use core::arch::aarch64::{
+    uint8x16_t, vbslq_u8, vqtbl1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32,
+};
 
 use cryptoreg_registry::{
     inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures, InOut, Result,
@@ -27,7 +30,7 @@ use zeroize::Zeroize;
 use super::aes::key_schedule::{expand_into, CeRoundKeys};
 use super::aes::rounds::Keys;
 use super::ghash::{ghash_ce, HPowers, Pmull, GROUP};
-use super::neon::{load, load_n, read, store, store_n, write, xor};
+use super::neon::{load, load_n, output, read, store, store_n, write, xor};
 use super::token::AesPmull;
 use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
 
@@ -35,6 +38,25 @@ const DRIVER: &str = "gcm-aes-ce";
 
 /// Bytes per chunk: four blocks.
 const CHUNK: usize = 16 * GROUP;
+
+/// `TBL` indexes moving a block up by `16 - p` bytes (load at `p`): zeros below.
+const SHIFT_UP: [u8; 32] = [
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+];
+
+/// `TBL` indexes moving the last `p` bytes down to the start (load at `16 - p`): zeros
+/// above.
+const SHIFT_DOWN: [u8; 32] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+];
+
+/// `BSL` mask of the last `p` bytes (load at `p`).
+const HIGH_MASK: [u8; 32] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+];
 
 // Layout of the per-request state (`AeadState` bytes / lanes), as `gcm-aes-aesni`.
 /// Bytes 0..16: the GHASH accumulator (GHASH byte order).
@@ -131,7 +153,11 @@ impl<'a> Gcm<'a> {
             y = c.group_regs(self.powers, y, &xs[..whole.min(GROUP)]);
         }
         let partial = len - off;
-        if partial > 0 {
+        if partial > 0 && len >= 16 {
+            let ct = self.tail_overlapped(*ctr, &mut io, partial, true);
+            y = c.group_regs(self.powers, y, &[c.bswap(ct)]);
+            *ctr = ctr.wrapping_add(1);
+        } else if partial > 0 {
             let mut block = [0u8; 16];
             read(&io, off, &mut block[..partial]);
             let out = xor(load(&block), self.k.encrypt1(self.ctr_block(*ctr)));
@@ -143,6 +169,31 @@ impl<'a> Gcm<'a> {
             *ctr = ctr.wrapping_add(1);
         }
         y
+    }
+
+    /// The last `p` (1 ..= 15) bytes of a run of at least 16 bytes, by overlapping
+    /// 16-byte loads and stores of the run's last 16 bytes, as the kernel's
+    /// `pmull_gcm_encrypt`/`decrypt` tails do: the keystream block is moved up by
+    /// `16 - p` bytes (`TBL`, zeros below), XORed into the input window, and blended
+    /// (`BSL`) with the window of the destination, whose first `16 - p` bytes are the
+    /// output already written, so the store rewrites them unchanged, in place and out of
+    /// place alike. Returns the ciphertext of the partial block moved down to the start of
+    /// a block and zero-padded (memory byte order), as GHASH takes it. The indexes depend
+    /// on the length only, never on data.
+    #[inline]
+    #[target_feature(enable = "aes")]
+    fn tail_overlapped(&self, ctr: u32, io: &mut InOut<'_>, p: usize, encrypt: bool) -> uint8x16_t {
+        let p = p.clamp(1, 15);
+        let w = io.len() - 16;
+        let input = load(&io.input()[w..]);
+        let prior = load(&output(io)[w..]);
+        let up = load(&SHIFT_UP[p..]);
+        let down = load(&SHIFT_DOWN[16 - p..]);
+        let mask = load(&HIGH_MASK[p..]);
+        let ks = self.k.encrypt1(self.ctr_block(ctr));
+        let out = vbslq_u8(mask, xor(input, vqtbl1q_u8(ks, up)), prior);
+        store(&mut output(io)[w..], out);
+        vqtbl1q_u8(if encrypt { out } else { input }, down)
     }
 
     /// Hashes the run's ciphertext and decrypts it: per 64-byte chunk, the four blocks are
@@ -178,7 +229,11 @@ impl<'a> Gcm<'a> {
             y = c.group_regs(self.powers, y, &xs[..whole.min(GROUP)]);
         }
         let partial = len - off;
-        if partial > 0 {
+        if partial > 0 && len >= 16 {
+            let ct = self.tail_overlapped(*ctr, &mut io, partial, false);
+            y = c.group_regs(self.powers, y, &[c.bswap(ct)]);
+            *ctr = ctr.wrapping_add(1);
+        } else if partial > 0 {
             let mut block = [0u8; 16];
             read(&io, off, &mut block[..partial]);
             y = c.group_regs(self.powers, y, &[c.load_block(&block)]);
