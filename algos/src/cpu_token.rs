@@ -1,11 +1,12 @@
-//! The `cpu_token!` macro shared by every architecture's token module
-//! (`x86/token.rs`, `aarch64/token.rs`): one zero-sized type per feature set a driver
-//! family executes, made only from the registry's [`HostFeatures`], so holding one proves
-//! the instructions exist on this CPU and are allowed by the operator's mask.
+//! The `cpu_token!` macro of `aarch64/token.rs`, the same as `x86/token.rs`'s (kept there
+//! unchanged so that the branches adding arm64 records, which change that one, merge
+//! without conflict; one copy can serve both once they are merged): one zero-sized type
+//! per feature set a driver family executes, made only from the registry's
+//! [`HostFeatures`], so holding one proves the instructions exist on this CPU and are
+//! allowed by the operator's mask.
 //!
 //! [`HostFeatures`]: cryptoreg_registry::HostFeatures
 
-#[allow(unused_macros)]
 macro_rules! cpu_token {
     ($(#[$doc:meta])* $name:ident = [$($feat:ident),* $(,)?]) => {
         $(#[$doc])*
@@ -26,5 +27,4 @@ macro_rules! cpu_token {
     };
 }
 
-#[allow(unused_imports)]
 pub(crate) use cpu_token;

@@ -586,7 +586,7 @@ pub(crate) mod faulty {
         aad_len > CHUNK as u64 && !text_len.is_multiple_of(CHUNK as u64)
     }
 
-    fn new_faulty(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    pub(crate) fn new_faulty(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
         Ok(Box::new(GcmCe {
             token: AesPmull::new(host, FAULTY)?,
             keys: CeRoundKeys::empty(),

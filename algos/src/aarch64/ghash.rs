@@ -246,7 +246,7 @@ impl GhashBackend for CeKey {
 }
 
 /// Builds `ghash-ce`, or refuses without PMULL.
-fn new_ghash_ce(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
+pub(crate) fn new_ghash_ce(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
     let token = PmullCe::new(host, DRIVER)?;
     Ok(Box::new(GhashDriver::<CeKey>::new(DRIVER, token)))
 }

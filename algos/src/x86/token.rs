@@ -10,7 +10,25 @@
 
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
-use crate::cpu_token::cpu_token;
+macro_rules! cpu_token {
+    ($(#[$doc:meta])* $name:ident = [$($feat:ident),* $(,)?]) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $name(());
+
+        impl $name {
+            /// The features this token proves.
+            pub(crate) const FEATURES: &'static [Feature] = &[$(Feature::$feat),*];
+
+            /// Proves the features on `host`, or refuses naming `driver` and what is
+            /// missing ([`cryptoreg_registry::Error::Unsupported`]).
+            pub(crate) fn new(host: &HostFeatures, driver: &str) -> Result<Self> {
+                host.require(driver, Self::FEATURES)?;
+                Ok($name(()))
+            }
+        }
+    };
+}
 
 cpu_token!(
     /// AES-NI with SSE2: `aes-aesni` and the `*-aes-aesni` mode drivers.
