@@ -27,11 +27,15 @@
 
 #![deny(unsafe_code)]
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 pub mod aes;
 pub mod chacha20;
 #[cfg(target_arch = "x86_64")]
 pub mod chacha20poly1305;
 pub mod clmul;
+#[cfg(target_arch = "aarch64")]
+mod cpu_token;
 pub mod gcm_util;
 pub mod ghash;
 pub mod poly1305;

@@ -28,6 +28,37 @@ const GATE_TESTS: &[&str] = &[
     "fault_injection_is_caught_excluded_and_replayable",
 ];
 
+/// The arm64 gate tests, which exist only in an `aarch64` build (`cfg(target_arch)`), in
+/// addition to [`GATE_TESTS`]: a run under `qemu-aarch64` (`cargo xtask arm64`) checks
+/// these too, with [`gate_tests_ran_for`].
+pub const ARM64_GATE_TESTS: &[&str] = &[
+    // crates/cryptoreg/tests/fault_injection.rs (`gcm-aes-ce-faulty`)
+    "arm64_faulty_gcm_ce_is_excluded_with_a_replayable_line_on_100_consecutive_seeds",
+];
+
+/// Checks that `output` (a flagged test run's) reports every gate test of `target_arch`
+/// (`"x86_64"`, `"aarch64"`) as passed.
+#[allow(dead_code)]
+pub fn gate_tests_ran_for(output: &str, target_arch: &str) -> Result<(), String> {
+    gate_tests_ran(output)?;
+    if target_arch != "aarch64" {
+        return Ok(());
+    }
+    let missing: Vec<&str> = ARM64_GATE_TESTS
+        .iter()
+        .copied()
+        .filter(|name| !output.contains(&format!("test {name} ... ok")))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the arm64 fault-injection gate tests did not run and pass under {CFG}: {}",
+            missing.join(", ")
+        ))
+    }
+}
+
 /// `target/fault-injection` (under `$CARGO_TARGET_DIR` when set).
 fn flagged_target_dir(root: &Path) -> PathBuf {
     crate::emu::target_dir(root).join("fault-injection")

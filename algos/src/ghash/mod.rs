@@ -190,4 +190,4 @@ impl<B: GhashBackend> HashState for GhashState<B> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

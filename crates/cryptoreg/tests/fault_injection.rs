@@ -146,3 +146,65 @@ fn faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds() {
         assert_eq!(replay.failures, vec![line], "base seed {seed:#x}");
     }
 }
+
+/// arm64: `gcm-aes-ce-faulty` is `gcm-aes-ce` with one wrong tag bit only when the last
+/// 64-byte chunk of the text is partial and the AAD is longer than 64 bytes (the shape of
+/// the kernel's 2-way -> 4-way interleave bug). Its known answers pass; the randomized
+/// tests exclude it at boot and on each of 100 consecutive base seeds, with a line that
+/// replays exactly and names a case of that shape.
+#[cfg(target_arch = "aarch64")]
+#[test]
+fn arm64_faulty_gcm_ce_is_excluded_with_a_replayable_line_on_100_consecutive_seeds() {
+    const FAULTY: &str = "gcm-aes-ce-faulty";
+    let kat = common::boot("[selftest]\nmode = \"kat\"\n", None);
+    let e = entry(&kat, FAULTY);
+    assert_eq!(e.state, "passed", "{:?}", e.failures);
+
+    let reg = common::boot("[selftest]\nfuzz_iterations = 100\n", None);
+    let e = entry(&reg, FAULTY);
+    assert_eq!((e.state, e.priority), ("failed", 10000));
+    let ex = reg.explain("gcm(aes)");
+    assert_ne!(ex.chosen.as_deref(), Some(FAULTY));
+    let c = ex.candidates.iter().find(|c| c.driver == FAULTY).unwrap();
+    assert!(c.verdict.starts_with("self-test failed"), "{}", c.verdict);
+    assert!(reg.alloc_aead(FAULTY).is_err());
+    assert_ne!(reg.resolve("gcm(aes)").unwrap().driver(), FAULTY);
+
+    for seed in 0x6165_0000u64..0x6165_0000 + 100 {
+        let params = TestParams {
+            mode: SelftestMode::Full,
+            iterations: 100,
+            seed,
+            replay: false,
+        };
+        let out = reg.run_selftest(FAULTY, &params).unwrap();
+        let line = out
+            .failures
+            .first()
+            .unwrap_or_else(|| panic!("base seed {seed:#x}: the fault went unnoticed"))
+            .clone();
+        assert!(
+            line.starts_with("selftest: aead: gcm-aes-ce-faulty "),
+            "{line}"
+        );
+        assert!(line.contains("cfg=\""), "{line}");
+        assert!(
+            field(&line, "alen=") > 64 && !field(&line, "plen=").is_multiple_of(64),
+            "{line}"
+        );
+        let case = line.rsplit("seed=").next().unwrap().trim();
+        let case = u64::from_str_radix(case.trim_start_matches("0x"), 16).unwrap();
+        let replay = reg
+            .run_selftest(
+                FAULTY,
+                &TestParams {
+                    mode: SelftestMode::Full,
+                    iterations: 1,
+                    seed: case,
+                    replay: true,
+                },
+            )
+            .unwrap();
+        assert_eq!(replay.failures, vec![line], "base seed {seed:#x}");
+    }
+}
