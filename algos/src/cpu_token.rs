@@ -1,21 +1,20 @@
-//! The `cpu_token!` macro of `aarch64/token.rs`, the same as `x86/token.rs`'s (kept there
-//! unchanged so that the branches adding arm64 records, which change that one, merge
-//! without conflict; one copy can serve both once they are merged): one zero-sized type
-//! per feature set a driver family executes, made only from the registry's
-//! [`HostFeatures`], so holding one proves the instructions exist on this CPU and are
-//! allowed by the operator's mask.
+//! The `cpu_token!` macro, shared by `x86/token.rs` and `aarch64/token.rs`: one
+//! zero-sized type per feature set a driver family executes, made only from the
+//! registry's [`HostFeatures`], so holding one proves the instructions exist on this CPU
+//! and are allowed by the operator's mask. Its feature list is a constant of the
+//! architecture's `records::A::needs`, which the drivers' records declare too.
 //!
 //! [`HostFeatures`]: cryptoreg_registry::HostFeatures
 
 macro_rules! cpu_token {
-    ($(#[$doc:meta])* $name:ident = [$($feat:ident),* $(,)?]) => {
+    ($(#[$doc:meta])* $name:ident = $features:path) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $name(());
 
         impl $name {
             /// The features this token proves.
-            pub(crate) const FEATURES: &'static [Feature] = &[$(Feature::$feat),*];
+            pub(crate) const FEATURES: &'static [Feature] = $features;
 
             /// Proves the features on `host`, or refuses naming `driver` and what is
             /// missing ([`cryptoreg_registry::Error::Unsupported`]).

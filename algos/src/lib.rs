@@ -34,7 +34,7 @@ pub mod chacha20;
 #[cfg(target_arch = "x86_64")]
 pub mod chacha20poly1305;
 pub mod clmul;
-#[cfg(target_arch = "aarch64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod cpu_token;
 pub mod gcm_util;
 pub mod ghash;

@@ -29,8 +29,7 @@ use core::arch::aarch64::{
 };
 
 use cryptoreg_registry::{
-    check_key_len, inventory, AlgDef, ChainState, Ctor, Error, HostFeatures, InOut, Result,
-    SkcipherImpl,
+    check_key_len, ChainState, Error, HostFeatures, InOut, Result, SkcipherImpl,
 };
 use zeroize::{Zeroize, Zeroizing};
 
@@ -445,22 +444,6 @@ pub(crate) fn new_chacha20_neon(host: &HostFeatures) -> Result<Box<dyn SkcipherI
 pub(crate) fn new_xchacha20_neon(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
     let token = Neon::new(host, XCHACHA_DRIVER)?;
     Ok(Box::new(XChaCha20Neon::new(XCHACHA_DRIVER, token)))
-}
-
-inventory::submit! {
-    AlgDef::new("chacha20", CHACHA_DRIVER, 300, Ctor::Skcipher(new_chacha20_neon))
-        .requires(Neon::FEATURES)
-        .block_size(1)
-        .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
-        .iv_size(CHACHA_IV_SIZE)
-}
-
-inventory::submit! {
-    AlgDef::new("xchacha20", XCHACHA_DRIVER, 300, Ctor::Skcipher(new_xchacha20_neon))
-        .requires(Neon::FEATURES)
-        .block_size(1)
-        .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
-        .iv_size(XCHACHA_IV_SIZE)
 }
 
 #[cfg(test)]

@@ -21,9 +21,7 @@ use core::arch::aarch64::{
     uint8x16_t, vbslq_u8, vqtbl1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32,
 };
 
-use cryptoreg_registry::{
-    inventory, AeadImpl, AeadLens, AeadState, AlgDef, Ctor, Error, HostFeatures, InOut, Result,
-};
+use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -559,15 +557,6 @@ pub(crate) fn new_gcm(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
     }))
 }
 
-inventory::submit! {
-    AlgDef::new("gcm(aes)", DRIVER, 300, Ctor::Aead(new_gcm))
-        .requires(AesPmull::FEATURES)
-        .block_size(1)
-        .key_sizes(16, 32)
-        .iv_size(12)
-        .out_size(16)
-}
-
 /// `gcm-aes-ce-faulty` (test-only, `--cfg cryptoreg_fault_injection`, priority 10000):
 /// `gcm-aes-ce` with a wrong tag bit only when the last 64-byte chunk of the text is
 /// partial and the AAD is longer than 64 bytes: the shape of the bug the kernel's
@@ -577,6 +566,7 @@ inventory::submit! {
 #[cfg(cryptoreg_fault_injection)]
 pub(crate) mod faulty {
     use super::*;
+    use cryptoreg_registry::{inventory, AlgDef, Ctor};
 
     /// The driver name.
     pub(crate) const FAULTY: &str = "gcm-aes-ce-faulty";

@@ -18,7 +18,7 @@ use core::arch::aarch64::{
     vreinterpretq_u8_p128, vrev64q_u8, vst1q_u8,
 };
 
-use cryptoreg_registry::{inventory, AlgDef, Ctor, HashImpl, HostFeatures, Result};
+use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::neon::{xor, zero};
@@ -249,14 +249,6 @@ impl GhashBackend for CeKey {
 pub(crate) fn new_ghash_ce(host: &HostFeatures) -> Result<Box<dyn HashImpl>> {
     let token = PmullCe::new(host, DRIVER)?;
     Ok(Box::new(GhashDriver::<CeKey>::new(DRIVER, token)))
-}
-
-inventory::submit! {
-    AlgDef::new("ghash", DRIVER, 200, Ctor::Hash(new_ghash_ce))
-        .requires(PmullCe::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 16)
-        .out_size(16)
 }
 
 #[cfg(test)]

@@ -11,26 +11,27 @@
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
 use crate::cpu_token::cpu_token;
+use crate::records::aarch64::needs;
 
 cpu_token!(
     /// The Crypto Extensions' AES instructions with Advanced SIMD: `aes-ce` and the
     /// `*-aes-ce` mode drivers.
-    AesCe = [Aes, Neon]
+    AesCe = needs::AES_CE
 );
 
 cpu_token!(
     /// PMULL/PMULL2 on 64-bit lanes with Advanced SIMD: `ghash-ce`.
-    PmullCe = [Pmull, Neon]
+    PmullCe = needs::PMULL_CE
 );
 
 cpu_token!(
     /// AES and PMULL with Advanced SIMD: `gcm-aes-ce` (AES-CTR and GHASH in one loop).
-    AesPmull = [Aes, Pmull, Neon]
+    AesPmull = needs::AES_PMULL
 );
 
 cpu_token!(
     /// Advanced SIMD alone: `chacha20-neon`, `xchacha20-neon`.
-    Neon = [Neon]
+    Neon = needs::NEON
 );
 
 impl AesPmull {

@@ -24,6 +24,7 @@
 
 use cryptoreg_registry::{Arch, Error, Feature, HostFeatures};
 
+pub(crate) mod aarch64;
 pub(crate) mod x86_64;
 
 /// Why a driver of architecture `arch` requiring `needs` cannot be built here: the

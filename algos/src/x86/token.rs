@@ -13,25 +13,7 @@
 use crate::records::x86_64::needs;
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
-macro_rules! cpu_token {
-    ($(#[$doc:meta])* $name:ident = $features:path) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug)]
-        pub(crate) struct $name(());
-
-        impl $name {
-            /// The features this token proves.
-            pub(crate) const FEATURES: &'static [Feature] = $features;
-
-            /// Proves the features on `host`, or refuses naming `driver` and what is
-            /// missing ([`cryptoreg_registry::Error::Unsupported`]).
-            pub(crate) fn new(host: &HostFeatures, driver: &str) -> Result<Self> {
-                host.require(driver, Self::FEATURES)?;
-                Ok($name(()))
-            }
-        }
-    };
-}
+use crate::cpu_token::cpu_token;
 
 cpu_token!(
     /// AES-NI with SSE2: `aes-aesni` and the `*-aes-aesni` mode drivers.

@@ -7,9 +7,7 @@
 use core::arch::aarch64::uint8x16_t;
 
 use crate::templates::common::whole_blocks;
-use cryptoreg_registry::{
-    inventory, AlgDef, ChainState, Ctor, HostFeatures, InOut, Result, SkcipherImpl,
-};
+use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 
 use super::super::neon::{load, load_at, load_n, store, store_at, store_n, xor};
 use super::super::token::AesCe;
@@ -141,12 +139,4 @@ pub(crate) fn new_cbc(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         token: AesCe::new(host, DRIVER)?,
         keys: CeRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("cbc(aes)", DRIVER, 300, Ctor::Skcipher(new_cbc))
-        .requires(AesCe::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
-        .iv_size(16)
 }

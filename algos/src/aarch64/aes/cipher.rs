@@ -2,9 +2,7 @@
 //! torvalds/linux): the single-block cipher on the Crypto Extensions, for templates that
 //! wrap `aes`, and the ECB kernels `ecb-aes-ce` shares.
 
-use cryptoreg_registry::{
-    inventory, AlgDef, BlockCipherImpl, ChainState, Ctor, Error, HostFeatures, InOut, Result,
-};
+use cryptoreg_registry::{BlockCipherImpl, ChainState, Error, HostFeatures, InOut, Result};
 
 use super::super::neon::{load_at, load_n, store_at, store_n};
 use super::super::token::AesCe;
@@ -97,11 +95,4 @@ pub(crate) fn new_aes_ce(host: &HostFeatures) -> Result<Box<dyn BlockCipherImpl>
         token: AesCe::new(host, DRIVER)?,
         keys: CeRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("aes", DRIVER, 250, Ctor::Cipher(new_aes_ce))
-        .requires(AesCe::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
 }

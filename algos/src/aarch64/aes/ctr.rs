@@ -3,9 +3,7 @@
 //! counter block, incremented as one 128-bit big-endian integer (`ff..ff` wraps to zero).
 //! Any length; the last partial block is the tail. Four keystream blocks in flight.
 
-use cryptoreg_registry::{
-    inventory, AlgDef, ChainState, Ctor, HostFeatures, InOut, Result, SkcipherImpl,
-};
+use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 use zeroize::Zeroize;
 
 use super::super::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
@@ -136,11 +134,4 @@ pub(crate) fn new_ctr(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         token: AesCe::new(host, DRIVER)?,
         keys: CeRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("ctr(aes)", DRIVER, 300, Ctor::Skcipher(new_ctr))
-        .requires(AesCe::FEATURES)
-        .key_sizes(16, 32)
-        .iv_size(16)
 }

@@ -3,9 +3,7 @@
 //! flight. Whole blocks only; no chaining state, no tail.
 
 use crate::templates::common::whole_blocks;
-use cryptoreg_registry::{
-    inventory, AlgDef, ChainState, Ctor, HostFeatures, InOut, Result, SkcipherImpl,
-};
+use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 
 use super::super::token::AesCe;
 use super::cipher::ecb_crypt;
@@ -79,11 +77,4 @@ pub(crate) fn new_ecb(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         token: AesCe::new(host, DRIVER)?,
         keys: CeRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("ecb(aes)", DRIVER, 300, Ctor::Skcipher(new_ecb))
-        .requires(AesCe::FEATURES)
-        .block_size(16)
-        .key_sizes(16, 32)
 }

@@ -11,9 +11,7 @@
 
 use core::arch::aarch64::uint8x16_t;
 
-use cryptoreg_registry::{
-    inventory, AlgDef, ChainState, Ctor, HostFeatures, InOut, Result, SkcipherImpl,
-};
+use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 use zeroize::Zeroize;
 
 use super::super::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
@@ -241,12 +239,4 @@ pub(crate) fn new_xts(host: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
         data: CeRoundKeys::empty(),
         tweak: CeRoundKeys::empty(),
     }))
-}
-
-inventory::submit! {
-    AlgDef::new("xts(aes)", DRIVER, 300, Ctor::Skcipher(new_xts))
-        .requires(AesCe::FEATURES)
-        .block_size(16)
-        .key_sizes(32, 64)
-        .iv_size(16)
 }
