@@ -168,6 +168,47 @@ fn selftest(root: &Path, cpu: &str, extra: &str) -> Result<String, String> {
     Ok(format!("{what}: {last}"))
 }
 
+/// The fault-injection gate on arm64: the flagged build of the facade's
+/// `fault_injection` tests (the x86 gate tests plus `gcm-aes-ce-faulty`'s, which exist only
+/// in an aarch64 build) under QEMU on `-cpu max`, in a target directory of its own so the
+/// flag does not invalidate the normal cross build; every gate test must be reported `ok`.
+fn fault_injection(root: &Path) -> Result<String, String> {
+    let t = Instant::now();
+    let mut cmd = debian_cargo(
+        root,
+        "max",
+        &[
+            "test",
+            "-p",
+            "cryptoreg",
+            "--test",
+            "fault_injection",
+            "--target",
+            TRIPLE,
+        ],
+    );
+    cmd.env("RUSTFLAGS", "--cfg cryptoreg_fault_injection")
+        .env("CARGO_TARGET_DIR", root.join("target").join("arm64-fault"));
+    eprintln!("xtask arm64: fault-injection gate tests under qemu-aarch64 -cpu max");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run the arm64 fault-injection tests: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    if !out.status.success() {
+        return Err(format!(
+            "the arm64 fault-injection tests failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    crate::fault_injection::gate_tests_ran_for(&stdout, "aarch64")?;
+    Ok(format!(
+        "fault-injection gate (gcm-aes-ce-faulty, 100 of 100 seeds): ok in {:.0?}",
+        t.elapsed()
+    ))
+}
+
 /// Runs everything; returns a summary with timings.
 pub fn run(root: &Path) -> Result<String, String> {
     let start = Instant::now();
@@ -214,6 +255,7 @@ pub fn run(root: &Path) -> Result<String, String> {
         "cortex-a72",
         "[cpu]\ndisable = [\"aes\", \"pmull\"]\n",
     )?);
+    summary.push(fault_injection(root)?);
     summary.push(format!("xtask arm64: total {:.0?}", start.elapsed()));
     Ok(summary.join("\n"))
 }

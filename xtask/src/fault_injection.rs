@@ -37,12 +37,11 @@ pub const ARM64_GATE_TESTS: &[&str] = &[
 ];
 
 /// Checks that `output` (a flagged test run's) reports every gate test of `target_arch`
-/// (`"x86_64"`, `"aarch64"`) as passed.
-#[allow(dead_code)]
+/// as passed: [`GATE_TESTS`] for `"x86_64"`, [`ARM64_GATE_TESTS`] for `"aarch64"` (the
+/// arm64 run, `cargo xtask arm64`, runs only the facade's `fault_injection` tests).
 pub fn gate_tests_ran_for(output: &str, target_arch: &str) -> Result<(), String> {
-    gate_tests_ran(output)?;
     if target_arch != "aarch64" {
-        return Ok(());
+        return gate_tests_ran(output);
     }
     let missing: Vec<&str> = ARM64_GATE_TESTS
         .iter()
