@@ -13,7 +13,7 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{ChaChaPolySimd, Width};
-use crate::x86::token::{Avx2, Avx512};
+use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 
 fn drivers() -> Vec<(&'static str, ChaChaPolySimd)> {
     let host = HostFeatures::detect();
@@ -26,9 +26,18 @@ fn drivers() -> Vec<(&'static str, ChaChaPolySimd)> {
         let n = "rfc7539-chacha20-poly1305-avx512";
         v.push((n, ChaChaPolySimd::new(n, Width::Avx512(t))));
     }
+    if let Ok(t) = Avx512Ifma::new(&host, "t") {
+        let n = "rfc7539-chacha20-poly1305-avx512ifma";
+        v.push((n, ChaChaPolySimd::new(n, Width::Avx512Ifma(t))));
+    }
     assert!(
         !v.is_empty() || !std::is_x86_feature_detected!("avx2"),
         "an AVX2 host must run at least the avx2 driver"
+    );
+    assert!(
+        !std::is_x86_feature_detected!("avx512ifma")
+            || v.iter().any(|(n, _)| n.ends_with("-avx512ifma")),
+        "an IFMA host must run the avx512ifma driver"
     );
     v
 }

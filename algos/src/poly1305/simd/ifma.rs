@@ -140,35 +140,85 @@ unsafe fn load_limbs(p: *const u8) -> VFe {
     }
 }
 
+/// The lane accumulators of an IFMA pass, kept across calls by a caller that interleaves
+/// Poly1305 with other work (the fused `rfc7539-chacha20-poly1305-avx512ifma` entries):
+/// the running sums with their latest group of 8 blocks added but not yet multiplied, and
+/// `r^8` (and `20 r^8`) in every lane.
+pub(crate) struct Lanes44 {
+    h: VFe,
+    rv: VFe,
+    sv: VFe,
+}
+
+impl Lanes44 {
+    /// Starts a pass with the 8 blocks at `p`, `acc` entering lane 0; `r8` is `r^8`.
+    ///
+    /// # Safety
+    /// `p` is readable for 128 bytes; the CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn start44(acc: &Acc, r8: &Fe44, p: *const u8) -> Self {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            // Broadcasts: no stack copy of the powers to build and wipe.
+            let rv: VFe = core::array::from_fn(|i| _mm512_set1_epi64(r8[i] as i64));
+            let sv: VFe = core::array::from_fn(|i| _mm512_set1_epi64((r8[i] * 20) as i64));
+            let mut h = load_limbs(p);
+            let h44 = acc.to_fe44();
+            for (i, limb) in h.iter_mut().enumerate() {
+                // The running sum enters lane 0 only.
+                *limb = _mm512_add_epi64(*limb, _mm512_maskz_set1_epi64(1, h44[i] as i64));
+            }
+            Lanes44 { h, rv, sv }
+        }
+    }
+
+    /// Absorbs `groups` more groups of 8 blocks at `p`.
+    ///
+    /// # Safety
+    /// `p` is readable for `128 * groups` bytes; the CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn absorb(&mut self, mut p: *const u8, groups: usize) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            for _ in 0..groups {
+                let m = load_limbs(p);
+                let prod = mul_reduce(&self.h, &self.rv, &self.sv);
+                self.h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
+                p = p.add(128);
+            }
+        }
+    }
+
+    /// Ends the pass: lane `j` times `r^(8-j)` (`pow[k]` is `r^(k+1)`), the lanes summed,
+    /// as a running sum.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn fold44(self, pow: &[Fe44; 8]) -> Acc {
+        let lanes: [Fe44; 8] = core::array::from_fn(|j| pow[7 - j]);
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let (rl, sl) = power_vectors(&lanes);
+            let fin = mul_reduce(&self.h, &rl, &sl);
+            Acc::from_fe44(core::array::from_fn(|i| {
+                _mm512_reduce_add_epi64(fin[i]) as u64
+            }))
+        }
+    }
+}
+
 /// Absorbs `groups * 8` full message blocks at `p` into `acc` (`groups >= 1`), `pow[k]`
 /// being `r^(k+1)` in radix 2^44.
 ///
 /// # Safety
 /// `p` is readable for `128 * groups` bytes; the CPU has AVX-512F and AVX-512IFMA.
 #[inline(always)]
-pub(crate) unsafe fn blocks44(acc: &mut Acc, pow: &[Fe44; 8], mut p: *const u8, groups: usize) {
-    let r8 = [pow[7]; 8];
-    let lanes: [Fe44; 8] = core::array::from_fn(|j| pow[7 - j]);
-    // SAFETY: `p` is readable for `groups` steps of 128 bytes (caller); features are the
-    // caller's promise.
+pub(crate) unsafe fn blocks44(acc: &mut Acc, pow: &[Fe44; 8], p: *const u8, groups: usize) {
+    // SAFETY: forwarded from this function's contract.
     unsafe {
-        let (rv, sv) = power_vectors(&r8);
-        let mut h = load_limbs(p);
-        let h44 = acc.to_fe44();
-        for (i, limb) in h.iter_mut().enumerate() {
-            // The running sum enters lane 0 only.
-            *limb = _mm512_add_epi64(*limb, _mm512_maskz_set1_epi64(1, h44[i] as i64));
-        }
-        for _ in 1..groups {
-            p = p.add(128);
-            let m = load_limbs(p);
-            let prod = mul_reduce(&h, &rv, &sv);
-            h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
-        }
-        let (rl, sl) = power_vectors(&lanes);
-        let fin = mul_reduce(&h, &rl, &sl);
-        *acc = Acc::from_fe44(core::array::from_fn(|i| {
-            _mm512_reduce_add_epi64(fin[i]) as u64
-        }));
+        let mut lanes = Lanes44::start44(acc, &pow[7], p);
+        lanes.absorb(p.add(128), groups - 1);
+        *acc = lanes.fold44(pow);
     }
 }
