@@ -280,3 +280,15 @@ fn refusals() {
         d.start(&mut st, &[0; 12], lens).unwrap();
     }
 }
+
+/// The avx512ifma driver runs the zmm ChaCha20 entries of `Avx512` under its own token:
+/// that is sound only while `Avx512Ifma`'s features include all of `Avx512`'s.
+#[test]
+fn ifma_token_covers_the_zmm_chacha20_core() {
+    for f in Avx512::FEATURES {
+        assert!(
+            Avx512Ifma::FEATURES.contains(f),
+            "Avx512Ifma lacks {f:?}, which the zmm ChaCha20 entries need"
+        );
+    }
+}
