@@ -24,44 +24,39 @@ use super::scalar::{Acc, Fe44, M44};
 /// A field element with one zmm per radix-2^44 limb.
 type VFe = [__m512i; 3];
 
-/// `h * r` per lane (`s = 20 * r`), then one carry pass (limbs below 2^44 + 2^12).
+/// `h * r` per lane (`s = 20 * r`), then one parallel carry pass.
+///
+/// Bounds: `h` limbs below 2^46 (a carried product's limbs, below 2^44 + 2^16, plus a
+/// message limb or the running sum), `r` limbs below 2^44, `s` below 2^49. Each product
+/// is below 2^95, so each low half sum is below 3 * 2^52 and each high half sum below
+/// 2^45; `d0 < 2^54 + 20 * 2^53 < 2^59` and the others are smaller: no 64-bit lane
+/// overflows, and the carried limbs (below 2^44 + 2^16) stay far inside the 52 bits a
+/// multiply-add reads.
 #[inline(always)]
 unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
     // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller (entry contract).
     unsafe {
         let z = _mm512_setzero_si512();
-        // Two independent chains per limb (low and high halves) keep the multiply-add
-        // latency off the critical path.
-        let lo0 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[0]), h[1], s[2]),
-            h[2],
-            s[1],
-        );
-        let hi0 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[0]), h[1], s[2]),
-            h[2],
-            s[1],
-        );
-        let lo1 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[1]), h[1], r[0]),
-            h[2],
-            s[2],
-        );
-        let hi1 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[1]), h[1], r[0]),
-            h[2],
-            s[2],
-        );
-        let lo2 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[2]), h[1], r[1]),
-            h[2],
-            r[0],
-        );
-        let hi2 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[2]), h[1], r[1]),
-            h[2],
-            r[0],
-        );
+        // Per half: a chain of two multiply-adds and a third one beside it, summed, so
+        // that the latency from `h` is two multiply-adds and an add, not three.
+        let lo = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
+            _mm512_add_epi64(
+                _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, a, x), b, y),
+                _mm512_madd52lo_epu64(z, c, w),
+            )
+        };
+        let hi = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
+            _mm512_add_epi64(
+                _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, a, x), b, y),
+                _mm512_madd52hi_epu64(z, c, w),
+            )
+        };
+        let lo0 = lo(h[0], r[0], h[1], s[2], h[2], s[1]);
+        let hi0 = hi(h[0], r[0], h[1], s[2], h[2], s[1]);
+        let lo1 = lo(h[0], r[1], h[1], r[0], h[2], s[2]);
+        let hi1 = hi(h[0], r[1], h[1], r[0], h[2], s[2]);
+        let lo2 = lo(h[0], r[2], h[1], r[1], h[2], r[0]);
+        let hi2 = hi(h[0], r[2], h[1], r[1], h[2], r[0]);
         // High halves move one limb up (x 2^8); hi2 wraps to limb 0 times 20.
         let w = _mm512_slli_epi64::<8>(hi2);
         let d0 = _mm512_add_epi64(
@@ -74,23 +69,28 @@ unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
     }
 }
 
-/// One carry pass: 0 -> 1 -> 2, the top's excess over 42 bits times 5 into 0, 0 -> 1.
+/// One parallel carry pass over limbs below 2^60: each limb keeps its low 44 (top: 42)
+/// bits and takes the carry of the one below, the top's excess times 5 into limb 0. The
+/// three carries are independent, so the pass adds about three operations of latency to
+/// the block loop's chain instead of a serial 0 -> 1 -> 2 -> 0 -> 1 walk. From limbs below
+/// 2^59 the limbs end below 2^44 + 2^16 (the top one below 2^42 + 2^17).
 #[inline(always)]
 unsafe fn carry(d0: __m512i, d1: __m512i, d2: __m512i) -> VFe {
     // SAFETY: AVX-512F is enabled in every caller.
     unsafe {
         let m44 = _mm512_set1_epi64(M44 as i64);
         let m42 = _mm512_set1_epi64(((1u64 << 42) - 1) as i64);
-        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
-        let d0 = _mm512_and_si512(d0, m44);
-        let d2 = _mm512_add_epi64(d2, _mm512_srli_epi64::<44>(d1));
-        let d1 = _mm512_and_si512(d1, m44);
-        let c = _mm512_srli_epi64::<42>(d2);
-        let d2 = _mm512_and_si512(d2, m42);
-        let d0 = _mm512_add_epi64(d0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
-        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
-        let d0 = _mm512_and_si512(d0, m44);
-        [d0, d1, d2]
+        let c0 = _mm512_srli_epi64::<44>(d0);
+        let c1 = _mm512_srli_epi64::<44>(d1);
+        let c2 = _mm512_srli_epi64::<42>(d2);
+        [
+            _mm512_add_epi64(
+                _mm512_and_si512(d0, m44),
+                _mm512_add_epi64(c2, _mm512_slli_epi64::<2>(c2)),
+            ),
+            _mm512_add_epi64(_mm512_and_si512(d1, m44), c0),
+            _mm512_add_epi64(_mm512_and_si512(d2, m42), c1),
+        ]
     }
 }
 
