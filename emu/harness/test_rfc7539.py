@@ -1,9 +1,9 @@
-"""Runs the fused ChaCha20-Poly1305 entries of cryptoreg (rfc7539-chacha20-poly1305-avx2
-and -avx512) under the Bochs emulator and compares ciphertext, decrypted text and tag with
-the native reference (portable ChaCha20 + poly1305-generic) from the same library.
+"""Runs the fused ChaCha20-Poly1305 entries of cryptoreg (rfc7539-chacha20-poly1305-avx2,
+-avx512 and -avx512ifma) under the Bochs emulator and compares ciphertext, decrypted text
+and tag with the native reference (portable ChaCha20 + poly1305-generic) from the same library.
 
     python test_rfc7539.py path/to/libcryptoreg_emu.so [--model sapphire_rapids]
-        [--seed N] [--drivers avx2,avx512]
+        [--seed N] [--drivers avx2,avx512,avx512ifma]
 
 Cases: every driver, AAD lengths 0..300 and text lengths 0..4100 around the 16-byte,
 64-byte, chunk (512 / 1024 bytes) and vector-threshold (256 bytes) boundaries plus random
@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostmap import GuestError, HostMappedGuest  # noqa: E402
 
-DRIVERS = {"avx2": 0, "avx512": 1}
+DRIVERS = {"avx2": 0, "avx512": 1, "avx512ifma": 2}
 TEXT = [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025,
         1536, 2048, 2049, 4100]
 AAD = [0, 1, 16, 255, 256, 300]

@@ -929,7 +929,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_chacha20(state: *const u8, data: *mut
 
 // --- Fused ChaCha20-Poly1305 (issue 9): for emu/harness/test_rfc7539.py ---
 //
-// Driver numbers: 0 = `rfc7539-chacha20-poly1305-avx2`, 1 = `-avx512`.
+// Driver numbers: 0 = `rfc7539-chacha20-poly1305-avx2`, 1 = `-avx512`, 2 = `-avx512ifma`.
 
 use cryptoreg_algos::chacha20poly1305::raw as fused_raw;
 
@@ -998,6 +998,11 @@ pub unsafe extern "C" fn cryptoreg_emu_rfc7539(
             fused_raw::rfc7539_enc_avx512 as unsafe fn(_, _, _, _, _, _, _),
             fused_raw::rfc7539_dec_avx512 as unsafe fn(_, _, _, _, _, _, _),
             fused_raw::rfc7539_aad_avx512 as unsafe fn(_, _, _, _, _),
+        ),
+        2 => (
+            fused_raw::rfc7539_enc_avx512ifma as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_dec_avx512ifma as unsafe fn(_, _, _, _, _, _, _),
+            fused_raw::rfc7539_aad_avx512ifma as unsafe fn(_, _, _, _, _),
         ),
         _ => return,
     };

@@ -630,6 +630,21 @@ const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
         Kind::Avx10_512,
         false,
     ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
 ];
 
 /// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per
@@ -657,6 +672,14 @@ fn check_poly1305_entry(
         if lo == 0 || hi == 0 {
             problems.push(format!(
                 "{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"
+            ));
+        }
+        // The radix-2^26 core (25 `vpmuludq` a step) must not be what runs in an IFMA
+        // entry; a few come from scaling the powers (`20 * r`) and are fine.
+        let mul32 = on_width("vpmuludq");
+        if mul32 >= 25 {
+            problems.push(format!(
+                "{mul32} vpmuludq on {width_reg} in an IFMA entry: the radix-2^26 core is in use"
             ));
         }
         (lo + hi, "vpmadd52l/huq")

@@ -183,15 +183,16 @@ const POLY1305_RUNS: [Run; 4] = [
     ("arrow_lake", "avx512@8,avx512ifma@8", false),
 ];
 
-/// The fused ChaCha20-Poly1305 harness runs (`emu/harness/test_rfc7539.py`): both drivers
-/// under the AVX-512 models, avx2 under Arrow Lake, and the negative control: avx512 under
-/// Arrow Lake must fail every request of at least 256 text bytes (`@256`: long enough for
-/// the zmm ChaCha20 batch and the vector Poly1305 path).
+/// The fused ChaCha20-Poly1305 harness runs (`emu/harness/test_rfc7539.py`): every driver
+/// under the AVX-512 models (both have IFMA), avx2 under Arrow Lake, and the negative
+/// control: avx512 and avx512ifma under Arrow Lake must fail every request of at least 256
+/// text bytes (`@256`: long enough for the zmm ChaCha20 batch and the vector Poly1305
+/// path).
 const RFC7539_RUNS: [Run; 4] = [
-    ("sapphire_rapids", "avx2,avx512", true),
-    ("tigerlake", "avx2,avx512", true),
+    ("sapphire_rapids", "avx2,avx512,avx512ifma", true),
+    ("tigerlake", "avx2,avx512,avx512ifma", true),
     ("arrow_lake", "avx2", true),
-    ("arrow_lake", "avx512@256", false),
+    ("arrow_lake", "avx512@256,avx512ifma@256", false),
 ];
 
 // --- end Poly1305 ---

@@ -1,8 +1,8 @@
 //! The `#[target_feature]` entries of the fused ChaCha20-Poly1305 drivers: thin shells
-//! around the generic core ([`fused`](super::fused)), one per width and direction plus
-//! one for the AAD, `#[inline(never)]` so that each is one named symbol for
-//! `cargo xtask asm` (ymm / VEX only in avx2, zmm in avx512, `vzeroupper` before `ret`, no
-//! `call`) and `cargo xtask emu`.
+//! around the generic core ([`fused`](super::fused)), one per width / Poly1305 backend and
+//! direction plus one for the AAD, `#[inline(never)]` so that each is one named symbol for
+//! `cargo xtask asm` (ymm / VEX only in avx2, zmm in avx512 and avx512ifma, `vpmadd52luq` in
+//! avx512ifma, `vzeroupper` before `ret`, no `call`) and `cargo xtask emu`.
 //!
 //! Arguments are plain arrays and pointers: the ChaCha20 state words, the clamped `r` as
 //! `[r0, r1, r1 + r1 / 4]` (64-bit limbs), the powers `r^1..r^8` in radix 2^26 (`None`
@@ -10,7 +10,9 @@
 //! Poly1305 sum as three 64-bit limbs.
 
 use super::fused::{absorb_padded, crypt};
+use crate::poly1305::simd::ifma::Lanes44;
 use crate::poly1305::simd::scalar::{Acc, R64};
+use crate::poly1305::simd::vec26::Lanes26;
 use crate::x86::vector::{Vex, Ymm, Zmm};
 
 /// `r` as the entries take it: `[r0, r1, s1]`.
@@ -27,7 +29,7 @@ fn r64(r: &RLimbs) -> R64 {
 }
 
 macro_rules! entries {
-    ($($(#[$doc:meta])* $features:literal, $v:ty => $enc:ident, $dec:ident, $aad:ident;)*) => {$(
+    ($($(#[$doc:meta])* $features:literal, $v:ty, $p:ty => $enc:ident, $dec:ident, $aad:ident;)*) => {$(
         $(#[$doc])*
         /// Encrypts `len` bytes from `src` into `dst` and absorbs the ciphertext (the last
         /// partial block zero-padded) into `h`; advances the counter in `s[12]`.
@@ -47,7 +49,7 @@ macro_rules! entries {
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { crypt::<$v, true>(s, &r64(r), pow, h, src, dst, len) }
+            unsafe { crypt::<$v, $p, true>(s, &r64(r), pow, h, src, dst, len) }
         }
 
         $(#[$doc])*
@@ -68,7 +70,7 @@ macro_rules! entries {
             len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { crypt::<$v, false>(s, &r64(r), pow, h, src, dst, len) }
+            unsafe { crypt::<$v, $p, false>(s, &r64(r), pow, h, src, dst, len) }
         }
 
         $(#[$doc])*
@@ -87,7 +89,7 @@ macro_rules! entries {
         ) {
             let mut acc = Acc { h: *h };
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { absorb_padded::<$v>(&mut acc, &r64(r), pow, p, len) };
+            unsafe { absorb_padded::<$p>(&mut acc, &r64(r), pow, p, len) };
             *h = acc.h;
         }
     )*};
@@ -95,8 +97,13 @@ macro_rules! entries {
 
 entries! {
     /// `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
-    "avx,avx2", Ymm<Vex> => rfc7539_enc_avx2, rfc7539_dec_avx2, rfc7539_aad_avx2;
-    /// `rfc7539-chacha20-poly1305-avx512`: zmm.
-    "avx,avx2,avx512f,avx512bw,avx512vl", Zmm => rfc7539_enc_avx512, rfc7539_dec_avx512,
-        rfc7539_aad_avx512;
+    "avx,avx2", Ymm<Vex>, Lanes26<Ymm<Vex>> => rfc7539_enc_avx2, rfc7539_dec_avx2,
+        rfc7539_aad_avx2;
+    /// `rfc7539-chacha20-poly1305-avx512`: zmm, Poly1305 in radix 2^26.
+    "avx,avx2,avx512f,avx512bw,avx512vl", Zmm, Lanes26<Zmm> => rfc7539_enc_avx512,
+        rfc7539_dec_avx512, rfc7539_aad_avx512;
+    /// `rfc7539-chacha20-poly1305-avx512ifma`: zmm, Poly1305 in radix 2^44 on the 52-bit
+    /// multiply-adds.
+    "avx,avx2,avx512f,avx512bw,avx512vl,avx512ifma", Zmm, Lanes44 => rfc7539_enc_avx512ifma,
+        rfc7539_dec_avx512ifma, rfc7539_aad_avx512ifma;
 }

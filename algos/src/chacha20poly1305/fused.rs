@@ -1,13 +1,13 @@
-//! The fused ChaCha20-Poly1305 core, written once over a vector type that is both a
-//! ChaCha20 word vector ([`Word32Vec`]) and a Poly1305 limb vector ([`PolyVec`]): the text
-//! goes through in chunks of one full ChaCha20 batch (8 blocks = 512 bytes on ymm, 16 =
-//! 1024 bytes on zmm), each chunk encrypted and then authenticated (or authenticated and
-//! then decrypted) while it is still in L1, with the Poly1305 lane accumulators kept in
-//! registers from chunk to chunk.
+//! The fused ChaCha20-Poly1305 core, written once over a ChaCha20 word vector
+//! ([`Word32Vec`]) and a Poly1305 lane backend ([`PolyLanes`]: radix 2^26 on ymm or zmm,
+//! or radix 2^44 on IFMA): the text goes through in chunks of one full ChaCha20 batch (8
+//! blocks = 512 bytes on ymm, 16 = 1024 bytes on zmm), each chunk encrypted and then
+//! authenticated (or authenticated and then decrypted) while it is still in L1, with the
+//! Poly1305 lane accumulators kept in registers from chunk to chunk.
 
 use crate::chacha20::simd::core::chacha20_xor;
+use crate::poly1305::simd::lanes::PolyLanes;
 use crate::poly1305::simd::scalar::{Acc, Fe26, R64};
-use crate::poly1305::simd::vec26::{blocks26, Lanes26, PolyVec};
 use crate::x86::vector::SimdVec;
 use crate::x86::word32::Word32Vec;
 
@@ -20,9 +20,9 @@ pub(crate) const MIN_VECTOR_BLOCKS: usize = 16;
 /// `r^1..r^8` when the caller computed them (the vector path needs them), else `None`.
 ///
 /// # Safety
-/// `p` is readable for `len` bytes; the CPU has `V`'s features.
+/// `p` is readable for `len` bytes; the CPU has `P`'s features.
 #[inline(always)]
-pub(crate) unsafe fn absorb_padded<V: PolyVec>(
+pub(crate) unsafe fn absorb_padded<P: PolyLanes>(
     acc: &mut Acc,
     r: &R64,
     pow: Option<&[Fe26; 8]>,
@@ -36,9 +36,11 @@ pub(crate) unsafe fn absorb_padded<V: PolyVec>(
     unsafe {
         if let Some(pow) = pow {
             if whole >= MIN_VECTOR_BLOCKS {
-                let groups = whole / V::BLOCKS;
-                blocks26::<V>(acc, pow, p, groups);
-                done = groups * V::BLOCKS;
+                let groups = whole / P::BLOCKS;
+                let mut lanes = P::start(acc, pow, p);
+                lanes.absorb(p.add(16 * P::BLOCKS), groups - 1);
+                *acc = lanes.fold(pow);
+                done = groups * P::BLOCKS;
             }
         }
         acc.blocks(
@@ -46,7 +48,7 @@ pub(crate) unsafe fn absorb_padded<V: PolyVec>(
             core::slice::from_raw_parts(p.add(16 * done), 16 * (whole - done)),
             1,
         );
-        absorb_tail::<V>(acc, r, p.add(16 * whole), len % 16);
+        absorb_tail::<P::Vec>(acc, r, p.add(16 * whole), len % 16);
     }
 }
 
@@ -56,7 +58,7 @@ pub(crate) unsafe fn absorb_padded<V: PolyVec>(
 /// # Safety
 /// `p` is readable for `n` bytes; the CPU has `V`'s features.
 #[inline(always)]
-unsafe fn absorb_tail<V: PolyVec>(acc: &mut Acc, r: &R64, p: *const u8, n: usize) {
+unsafe fn absorb_tail<V: SimdVec>(acc: &mut Acc, r: &R64, p: *const u8, n: usize) {
     if n == 0 {
         return;
     }
@@ -75,9 +77,9 @@ unsafe fn absorb_tail<V: PolyVec>(acc: &mut Acc, r: &R64, p: *const u8, n: usize
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes, equal or disjoint; the CPU has `V`'s
-/// features; `s[12] + ceil(len / 64) <= 2^32` (checked by the driver at `start`).
+/// and `P`'s features; `s[12] + ceil(len / 64) <= 2^32` (checked by the driver at `start`).
 #[inline(always)]
-pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
+pub(crate) unsafe fn crypt<V: Word32Vec, P: PolyLanes, const ENCRYPT: bool>(
     s: &mut [u32; 16],
     r: &R64,
     pow: Option<&[Fe26; 8]>,
@@ -87,8 +89,8 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
     len: usize,
 ) {
     // One full vertical ChaCha20 batch: 16 words per block, one block per 32-bit lane.
-    let chunk = 16 * <V as SimdVec>::BYTES;
-    let groups = chunk / 16 / V::BLOCKS;
+    let chunk = 16 * V::BYTES;
+    let groups = chunk / 16 / P::BLOCKS;
     let mut acc = Acc { h: *h };
     let mut left = len;
     // SAFETY: `src` / `dst` advance together through the caller's `len` bytes and every
@@ -98,7 +100,7 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
         // The ciphertext of the request's last `left` bytes once the tail is encrypted
         // (or before it is decrypted), and how much of it is still to absorb.
         let tail = if let Some(pow) = pow {
-            let mut lanes: Option<Lanes26<V>> = None;
+            let mut lanes: Option<P> = None;
             while left >= chunk {
                 if ENCRYPT {
                     chacha20_xor::<V>(s, src, dst, chunk);
@@ -107,8 +109,8 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
                 match lanes.as_mut() {
                     Some(l) => l.absorb(ct, groups),
                     None => {
-                        let mut l = Lanes26::<V>::start(&acc, pow, ct);
-                        l.absorb(ct.add(2 * <V as SimdVec>::BYTES), groups - 1);
+                        let mut l = P::start(&acc, pow, ct);
+                        l.absorb(ct.add(16 * P::BLOCKS), groups - 1);
                         lanes = Some(l);
                     }
                 }
@@ -128,8 +130,8 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
             // request, not one per pass).
             match lanes {
                 Some(mut l) => {
-                    let done = 16 * V::BLOCKS * (left / (16 * V::BLOCKS));
-                    l.absorb(ct, done / (16 * V::BLOCKS));
+                    let done = 16 * P::BLOCKS * (left / (16 * P::BLOCKS));
+                    l.absorb(ct, done / (16 * P::BLOCKS));
                     acc = l.fold(pow);
                     (ct.add(done), left - done)
                 }
@@ -142,7 +144,7 @@ pub(crate) unsafe fn crypt<V: Word32Vec + PolyVec, const ENCRYPT: bool>(
             (src, left)
         };
         if left > 0 {
-            absorb_padded::<V>(&mut acc, r, pow, tail.0, tail.1);
+            absorb_padded::<P>(&mut acc, r, pow, tail.0, tail.1);
             if !ENCRYPT {
                 chacha20_xor::<V>(s, src, dst, left);
             }

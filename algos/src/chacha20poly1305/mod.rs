@@ -1,17 +1,21 @@
-//! Fused ChaCha20-Poly1305 (RFC 8439 section 2.8) on x86-64 vector units: two drivers of
+//! Fused ChaCha20-Poly1305 (RFC 8439 section 2.8) on x86-64 vector units: three drivers of
 //! `rfc7539(chacha20,poly1305)` that encrypt and authenticate in one pass over the data.
 //!
 //! | driver | priority | registers |
 //! | --- | --- | --- |
 //! | `rfc7539-chacha20-poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks, Poly1305 4 blocks at once |
 //! | `rfc7539-chacha20-poly1305-avx512` | 650 (`uses_zmm`) | zmm: ChaCha20 16 blocks, Poly1305 8 blocks at once |
+//! | `rfc7539-chacha20-poly1305-avx512ifma` | 660 (`uses_zmm`) | zmm as `-avx512`, Poly1305 in radix 2^44 on `vpmadd52luq/huq` |
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
-//! the Poly1305 radix-2^26 vector core (`poly1305::simd`) while it is in L1, the Poly1305
-//! lane sums staying in registers across chunks (decryption authenticates each chunk
-//! before decrypting it). `fused` is the generic core, written once over the vector types;
-//! `entry` instantiates it per width.
+//! a Poly1305 vector core (`poly1305::simd`: radix 2^26, or radix 2^44 with AVX-512 IFMA,
+//! about half the vector operations per block) while it is in L1, the Poly1305 lane sums
+//! staying in registers across chunks (decryption authenticates each chunk before
+//! decrypting it). `fused` is the generic core, written once over the ChaCha20 vector type
+//! and the Poly1305 lane backend (`poly1305::simd::lanes::PolyLanes`); `entry`
+//! instantiates it per width and backend. The powers of `r` are kept in radix 2^26 in
+//! every driver (the IFMA backend converts the few it uses per pass).
 //!
 //! Semantics are the `rfc7539` template's: 32-byte key, 12-byte nonce, 16-byte tag only
 //! (any other authsize is [`Error::InvalidAuthsize`]); block 0 of the keystream gives the
@@ -55,7 +59,7 @@ use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
-use crate::x86::token::{Avx2, Avx512};
+use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
 
@@ -91,6 +95,8 @@ pub(crate) enum Width {
     Avx2(Avx2),
     /// `rfc7539-chacha20-poly1305-avx512`.
     Avx512(Avx512),
+    /// `rfc7539-chacha20-poly1305-avx512ifma`.
+    Avx512Ifma(Avx512Ifma),
 }
 
 type CryptFn =
@@ -105,7 +111,8 @@ impl Width {
     fn keystream(self) -> KeystreamFn {
         match self {
             Width::Avx2(_) => crate::chacha20::simd::raw::chacha20_avx2,
-            Width::Avx512(_) => crate::chacha20::simd::raw::chacha20_avx512f,
+            // The IFMA token's features include the avx512f entry's.
+            Width::Avx512(_) | Width::Avx512Ifma(_) => crate::chacha20::simd::raw::chacha20_avx512f,
         }
     }
 
@@ -135,6 +142,11 @@ impl Width {
                 entry::rfc7539_enc_avx512,
                 entry::rfc7539_dec_avx512,
                 entry::rfc7539_aad_avx512,
+            ),
+            Width::Avx512Ifma(_) => (
+                entry::rfc7539_enc_avx512ifma,
+                entry::rfc7539_dec_avx512ifma,
+                entry::rfc7539_aad_avx512ifma,
             ),
         }
     }
@@ -193,7 +205,7 @@ fn wants_powers(aad: usize, text: usize) -> bool {
     aad / 16 >= MIN_VECTOR_BLOCKS || text / 16 >= MIN_VECTOR_BLOCKS
 }
 
-/// `rfc7539-chacha20-poly1305-{avx2,avx512}`: the key (wiped on drop) and the width.
+/// `rfc7539-chacha20-poly1305-{avx2,avx512,avx512ifma}`: the key (wiped on drop) and the width.
 pub(crate) struct ChaChaPolySimd {
     driver: &'static str,
     width: Width,
@@ -557,4 +569,5 @@ crate::x86::width_ctors! {
     AeadImpl:
     new_avx2 = "rfc7539-chacha20-poly1305-avx2", Avx2(Avx2), ChaChaPolySimd;
     new_avx512 = "rfc7539-chacha20-poly1305-avx512", Avx512(Avx512), ChaChaPolySimd;
+    new_avx512ifma = "rfc7539-chacha20-poly1305-avx512ifma", Avx512Ifma(Avx512Ifma), ChaChaPolySimd;
 }

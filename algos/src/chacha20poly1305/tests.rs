@@ -13,7 +13,7 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{ChaChaPolySimd, Width};
-use crate::x86::token::{Avx2, Avx512};
+use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 
 fn drivers() -> Vec<(&'static str, ChaChaPolySimd)> {
     let host = HostFeatures::detect();
@@ -26,9 +26,18 @@ fn drivers() -> Vec<(&'static str, ChaChaPolySimd)> {
         let n = "rfc7539-chacha20-poly1305-avx512";
         v.push((n, ChaChaPolySimd::new(n, Width::Avx512(t))));
     }
+    if let Ok(t) = Avx512Ifma::new(&host, "t") {
+        let n = "rfc7539-chacha20-poly1305-avx512ifma";
+        v.push((n, ChaChaPolySimd::new(n, Width::Avx512Ifma(t))));
+    }
     assert!(
         !v.is_empty() || !std::is_x86_feature_detected!("avx2"),
         "an AVX2 host must run at least the avx2 driver"
+    );
+    assert!(
+        !std::is_x86_feature_detected!("avx512ifma")
+            || v.iter().any(|(n, _)| n.ends_with("-avx512ifma")),
+        "an IFMA host must run the avx512ifma driver"
     );
     v
 }
@@ -269,5 +278,17 @@ fn refusals() {
             ..lens
         };
         d.start(&mut st, &[0; 12], lens).unwrap();
+    }
+}
+
+/// The avx512ifma driver runs the zmm ChaCha20 entries of `Avx512` under its own token:
+/// that is sound only while `Avx512Ifma`'s features include all of `Avx512`'s.
+#[test]
+fn ifma_token_covers_the_zmm_chacha20_core() {
+    for f in Avx512::FEATURES {
+        assert!(
+            Avx512Ifma::FEATURES.contains(f),
+            "Avx512Ifma lacks {f:?}, which the zmm ChaCha20 entries need"
+        );
     }
 }

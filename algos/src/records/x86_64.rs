@@ -240,4 +240,5 @@ macro_rules! chachapoly {
 chachapoly! {
     "rfc7539-chacha20-poly1305-avx2", 450, AVX2, new_avx2;
     "rfc7539-chacha20-poly1305-avx512", 650, AVX512, new_avx512, uses_zmm;
+    "rfc7539-chacha20-poly1305-avx512ifma", 660, AVX512_IFMA, new_avx512ifma, uses_zmm;
 }

@@ -77,7 +77,9 @@ cpu_token!(
 // `rfc7539-chacha20-poly1305-avx512` take `Avx512` (above) ---
 
 cpu_token!(
-    /// The `Avx512` set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`.
+    /// The `Avx512` set plus AVX-512IFMA (52-bit multiply-add): `poly1305-avx512ifma`, and
+    /// `rfc7539-chacha20-poly1305-avx512ifma` (whose ChaCha20 half is the `Avx512` zmm
+    /// core, so the set must stay a superset of `Avx512`).
     Avx512Ifma = needs::AVX512_IFMA
 );
 

@@ -150,4 +150,5 @@ const POLY1305_SIMD: &[&str] = &[
     "poly1305-avx512ifma",
     "rfc7539-chacha20-poly1305-avx2",
     "rfc7539-chacha20-poly1305-avx512",
+    "rfc7539-chacha20-poly1305-avx512ifma",
 ];

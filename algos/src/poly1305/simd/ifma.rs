@@ -24,44 +24,39 @@ use super::scalar::{Acc, Fe44, M44};
 /// A field element with one zmm per radix-2^44 limb.
 type VFe = [__m512i; 3];
 
-/// `h * r` per lane (`s = 20 * r`), then one carry pass (limbs below 2^44 + 2^12).
+/// `h * r` per lane (`s = 20 * r`), then one parallel carry pass.
+///
+/// Bounds: `h` limbs below 2^46 (a carried product's limbs, below 2^44 + 2^16, plus a
+/// message limb or the running sum), `r` limbs below 2^44, `s` below 2^49. Each product
+/// is below 2^95, so each low half sum is below 3 * 2^52 and each high half sum below
+/// 2^45; `d0 < 2^54 + 20 * 2^53 < 2^59` and the others are smaller: no 64-bit lane
+/// overflows, and the carried limbs (below 2^44 + 2^16) stay far inside the 52 bits a
+/// multiply-add reads.
 #[inline(always)]
 unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
     // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller (entry contract).
     unsafe {
         let z = _mm512_setzero_si512();
-        // Two independent chains per limb (low and high halves) keep the multiply-add
-        // latency off the critical path.
-        let lo0 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[0]), h[1], s[2]),
-            h[2],
-            s[1],
-        );
-        let hi0 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[0]), h[1], s[2]),
-            h[2],
-            s[1],
-        );
-        let lo1 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[1]), h[1], r[0]),
-            h[2],
-            s[2],
-        );
-        let hi1 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[1]), h[1], r[0]),
-            h[2],
-            s[2],
-        );
-        let lo2 = _mm512_madd52lo_epu64(
-            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], r[2]), h[1], r[1]),
-            h[2],
-            r[0],
-        );
-        let hi2 = _mm512_madd52hi_epu64(
-            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], r[2]), h[1], r[1]),
-            h[2],
-            r[0],
-        );
+        // Per half: a chain of two multiply-adds and a third one beside it, summed, so
+        // that the latency from `h` is two multiply-adds and an add, not three.
+        let lo = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
+            _mm512_add_epi64(
+                _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, a, x), b, y),
+                _mm512_madd52lo_epu64(z, c, w),
+            )
+        };
+        let hi = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
+            _mm512_add_epi64(
+                _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, a, x), b, y),
+                _mm512_madd52hi_epu64(z, c, w),
+            )
+        };
+        let lo0 = lo(h[0], r[0], h[1], s[2], h[2], s[1]);
+        let hi0 = hi(h[0], r[0], h[1], s[2], h[2], s[1]);
+        let lo1 = lo(h[0], r[1], h[1], r[0], h[2], s[2]);
+        let hi1 = hi(h[0], r[1], h[1], r[0], h[2], s[2]);
+        let lo2 = lo(h[0], r[2], h[1], r[1], h[2], r[0]);
+        let hi2 = hi(h[0], r[2], h[1], r[1], h[2], r[0]);
         // High halves move one limb up (x 2^8); hi2 wraps to limb 0 times 20.
         let w = _mm512_slli_epi64::<8>(hi2);
         let d0 = _mm512_add_epi64(
@@ -74,23 +69,28 @@ unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
     }
 }
 
-/// One carry pass: 0 -> 1 -> 2, the top's excess over 42 bits times 5 into 0, 0 -> 1.
+/// One parallel carry pass over limbs below 2^60: each limb keeps its low 44 (top: 42)
+/// bits and takes the carry of the one below, the top's excess times 5 into limb 0. The
+/// three carries are independent, so the pass adds about three operations of latency to
+/// the block loop's chain instead of a serial 0 -> 1 -> 2 -> 0 -> 1 walk. From limbs below
+/// 2^59 the limbs end below 2^44 + 2^16 (the top one below 2^42 + 2^17).
 #[inline(always)]
 unsafe fn carry(d0: __m512i, d1: __m512i, d2: __m512i) -> VFe {
     // SAFETY: AVX-512F is enabled in every caller.
     unsafe {
         let m44 = _mm512_set1_epi64(M44 as i64);
         let m42 = _mm512_set1_epi64(((1u64 << 42) - 1) as i64);
-        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
-        let d0 = _mm512_and_si512(d0, m44);
-        let d2 = _mm512_add_epi64(d2, _mm512_srli_epi64::<44>(d1));
-        let d1 = _mm512_and_si512(d1, m44);
-        let c = _mm512_srli_epi64::<42>(d2);
-        let d2 = _mm512_and_si512(d2, m42);
-        let d0 = _mm512_add_epi64(d0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
-        let d1 = _mm512_add_epi64(d1, _mm512_srli_epi64::<44>(d0));
-        let d0 = _mm512_and_si512(d0, m44);
-        [d0, d1, d2]
+        let c0 = _mm512_srli_epi64::<44>(d0);
+        let c1 = _mm512_srli_epi64::<44>(d1);
+        let c2 = _mm512_srli_epi64::<42>(d2);
+        [
+            _mm512_add_epi64(
+                _mm512_and_si512(d0, m44),
+                _mm512_add_epi64(c2, _mm512_slli_epi64::<2>(c2)),
+            ),
+            _mm512_add_epi64(_mm512_and_si512(d1, m44), c0),
+            _mm512_add_epi64(_mm512_and_si512(d2, m42), c1),
+        ]
     }
 }
 
@@ -140,35 +140,85 @@ unsafe fn load_limbs(p: *const u8) -> VFe {
     }
 }
 
+/// The lane accumulators of an IFMA pass, kept across calls by a caller that interleaves
+/// Poly1305 with other work (the fused `rfc7539-chacha20-poly1305-avx512ifma` entries):
+/// the running sums with their latest group of 8 blocks added but not yet multiplied, and
+/// `r^8` (and `20 r^8`) in every lane.
+pub(crate) struct Lanes44 {
+    h: VFe,
+    rv: VFe,
+    sv: VFe,
+}
+
+impl Lanes44 {
+    /// Starts a pass with the 8 blocks at `p`, `acc` entering lane 0; `r8` is `r^8`.
+    ///
+    /// # Safety
+    /// `p` is readable for 128 bytes; the CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn start44(acc: &Acc, r8: &Fe44, p: *const u8) -> Self {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            // Broadcasts: no stack copy of the powers to build and wipe.
+            let rv: VFe = core::array::from_fn(|i| _mm512_set1_epi64(r8[i] as i64));
+            let sv: VFe = core::array::from_fn(|i| _mm512_set1_epi64((r8[i] * 20) as i64));
+            let mut h = load_limbs(p);
+            let h44 = acc.to_fe44();
+            for (i, limb) in h.iter_mut().enumerate() {
+                // The running sum enters lane 0 only.
+                *limb = _mm512_add_epi64(*limb, _mm512_maskz_set1_epi64(1, h44[i] as i64));
+            }
+            Lanes44 { h, rv, sv }
+        }
+    }
+
+    /// Absorbs `groups` more groups of 8 blocks at `p`.
+    ///
+    /// # Safety
+    /// `p` is readable for `128 * groups` bytes; the CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn absorb(&mut self, mut p: *const u8, groups: usize) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            for _ in 0..groups {
+                let m = load_limbs(p);
+                let prod = mul_reduce(&self.h, &self.rv, &self.sv);
+                self.h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
+                p = p.add(128);
+            }
+        }
+    }
+
+    /// Ends the pass: lane `j` times `r^(8-j)` (`pow[k]` is `r^(k+1)`), the lanes summed,
+    /// as a running sum.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX-512IFMA.
+    #[inline(always)]
+    pub(crate) unsafe fn fold44(self, pow: &[Fe44; 8]) -> Acc {
+        let lanes: [Fe44; 8] = core::array::from_fn(|j| pow[7 - j]);
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let (rl, sl) = power_vectors(&lanes);
+            let fin = mul_reduce(&self.h, &rl, &sl);
+            Acc::from_fe44(core::array::from_fn(|i| {
+                _mm512_reduce_add_epi64(fin[i]) as u64
+            }))
+        }
+    }
+}
+
 /// Absorbs `groups * 8` full message blocks at `p` into `acc` (`groups >= 1`), `pow[k]`
 /// being `r^(k+1)` in radix 2^44.
 ///
 /// # Safety
 /// `p` is readable for `128 * groups` bytes; the CPU has AVX-512F and AVX-512IFMA.
 #[inline(always)]
-pub(crate) unsafe fn blocks44(acc: &mut Acc, pow: &[Fe44; 8], mut p: *const u8, groups: usize) {
-    let r8 = [pow[7]; 8];
-    let lanes: [Fe44; 8] = core::array::from_fn(|j| pow[7 - j]);
-    // SAFETY: `p` is readable for `groups` steps of 128 bytes (caller); features are the
-    // caller's promise.
+pub(crate) unsafe fn blocks44(acc: &mut Acc, pow: &[Fe44; 8], p: *const u8, groups: usize) {
+    // SAFETY: forwarded from this function's contract.
     unsafe {
-        let (rv, sv) = power_vectors(&r8);
-        let mut h = load_limbs(p);
-        let h44 = acc.to_fe44();
-        for (i, limb) in h.iter_mut().enumerate() {
-            // The running sum enters lane 0 only.
-            *limb = _mm512_add_epi64(*limb, _mm512_maskz_set1_epi64(1, h44[i] as i64));
-        }
-        for _ in 1..groups {
-            p = p.add(128);
-            let m = load_limbs(p);
-            let prod = mul_reduce(&h, &rv, &sv);
-            h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
-        }
-        let (rl, sl) = power_vectors(&lanes);
-        let fin = mul_reduce(&h, &rl, &sl);
-        *acc = Acc::from_fe44(core::array::from_fn(|i| {
-            _mm512_reduce_add_epi64(fin[i]) as u64
-        }));
+        let mut lanes = Lanes44::start44(acc, &pow[7], p);
+        lanes.absorb(p.add(128), groups - 1);
+        *acc = lanes.fold44(pow);
     }
 }

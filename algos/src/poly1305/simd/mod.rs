@@ -11,7 +11,8 @@
 //! Layout: `scalar` is the portable arithmetic every driver keeps (the accumulator in
 //! radix 2^64, the one-block step, the final reduction, the powers of `r`); `vec26` the
 //! radix-2^26 core written once over the vector layer (`PolyVec` on `Ymm<Vex>` and `Zmm`);
-//! `ifma` the radix-2^44 core; `entry` the `#[target_feature]` instantiations; `hash` the
+//! `ifma` the radix-2^44 core; `lanes` the trait over both that the fused
+//! ChaCha20-Poly1305 core feeds group by group; `entry` the `#[target_feature]` instantiations; `hash` the
 //! registered drivers, whose running state is `poly1305-generic`'s frame
 //! ([`crate::poly1305::Poly1305`]) over a SIMD block backend.
 //!
@@ -28,7 +29,8 @@
 
 pub(crate) mod entry;
 pub(crate) mod hash;
-mod ifma;
+pub(crate) mod ifma;
+pub(crate) mod lanes;
 pub(crate) mod scalar;
 pub(crate) mod vec26;
 

@@ -1,0 +1,94 @@
+//! [`PolyLanes`]: a Poly1305 vector core that a caller feeds one group of blocks at a
+//! time (start, absorb, fold), so that the fused ChaCha20-Poly1305 core is written once
+//! over its Poly1305 backend: the radix-2^26 lanes ([`Lanes26`] on ymm or zmm) or the
+//! radix-2^44 IFMA lanes ([`Lanes44`], zmm).
+//!
+//! Every backend takes the powers `r^1..r^8` in radix 2^26 (the form the fused drivers
+//! keep in their streaming state); the IFMA backend converts the few it needs (`r^8` at the
+//! start, all eight at the fold), which costs a few scalar operations per pass.
+
+use super::ifma::Lanes44;
+use super::scalar::{fe26_to_fe44, Acc, Fe26, Fe44};
+use super::vec26::{Lanes26, PolyVec};
+use crate::x86::vector::{SimdVec, Zmm};
+
+/// A Poly1305 lane core (same safety contract as [`SimdVec`]: call only from code compiled
+/// with the backend's features).
+pub(crate) trait PolyLanes: Sized {
+    /// The vector type of the backend: its 64-bit lanes carry one block each, and
+    /// the tail of a text is loaded through it.
+    type Vec: SimdVec;
+    /// Blocks per group (one per 64-bit lane).
+    const BLOCKS: usize;
+
+    /// Starts a pass with the group of [`BLOCKS`](Self::BLOCKS) blocks at `p`, `acc`
+    /// entering lane 0; `pow[k]` is `r^(k+1)`.
+    ///
+    /// # Safety
+    /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features.
+    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self;
+
+    /// Absorbs `groups` more groups of blocks at `p`.
+    ///
+    /// # Safety
+    /// `p` is readable for `16 * groups * BLOCKS` bytes; the CPU has the features.
+    unsafe fn absorb(&mut self, p: *const u8, groups: usize);
+
+    /// Ends the pass: lane `j` times `r^(n-j)`, the lanes summed, as a running sum.
+    ///
+    /// # Safety
+    /// The CPU has the backend's features.
+    unsafe fn fold(self, pow: &[Fe26; 8]) -> Acc;
+}
+
+impl<V: PolyVec> PolyLanes for Lanes26<V> {
+    type Vec = V;
+    const BLOCKS: usize = V::BLOCKS;
+
+    #[inline(always)]
+    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes26::start(acc, pow, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes26::absorb(self, p, groups) }
+    }
+
+    #[inline(always)]
+    unsafe fn fold(self, pow: &[Fe26; 8]) -> Acc {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes26::fold(self, pow) }
+    }
+}
+
+impl PolyLanes for Lanes44 {
+    type Vec = Zmm;
+    const BLOCKS: usize = 8;
+
+    #[inline(always)]
+    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
+        let mut r8 = fe26_to_fe44(&pow[7]);
+        // SAFETY: forwarded from this function's contract (IFMA's features).
+        let lanes = unsafe { Lanes44::start44(acc, &r8, p) };
+        zeroize::Zeroize::zeroize(&mut r8);
+        lanes
+    }
+
+    #[inline(always)]
+    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes44::absorb(self, p, groups) }
+    }
+
+    #[inline(always)]
+    unsafe fn fold(self, pow: &[Fe26; 8]) -> Acc {
+        let mut pow44: [Fe44; 8] = core::array::from_fn(|k| fe26_to_fe44(&pow[k]));
+        // SAFETY: forwarded from this function's contract.
+        let acc = unsafe { self.fold44(&pow44) };
+        zeroize::Zeroize::zeroize(&mut pow44);
+        acc
+    }
+}
