@@ -68,7 +68,6 @@ fn each_preset_chooses_its_rung_of_the_ladder() {
 }
 
 #[test]
-#[ignore = "needs the arm64 drivers (branch wt-armdrv): remove at the merge"]
 fn arm64_presets_choose_the_crypto_extensions() {
     check_choices(ARM64_CE_CHOICES);
 }
