@@ -41,14 +41,53 @@ fn sectord_binary() -> PathBuf {
         Some("release") => cmd.arg("--release"),
         _ => cmd.args(["--profile", "test"]),
     };
-    // The same target directory as this test binary, wherever it is.
-    cmd.env("CARGO_TARGET_DIR", profile_dir.parent().unwrap());
+    // The same target directory as this test binary, wherever it is; a cross build
+    // (`cargo xtask arm64`: `<dir>/aarch64-unknown-linux-gnu/debug/deps`) builds the
+    // example for the same target.
+    let above = profile_dir.parent().unwrap();
+    match cross_triple().filter(|t| above.file_name().and_then(|n| n.to_str()) == Some(*t)) {
+        Some(triple) => {
+            cmd.args(["--target", triple]);
+            cmd.env("CARGO_TARGET_DIR", above.parent().unwrap());
+        }
+        None => {
+            cmd.env("CARGO_TARGET_DIR", above);
+        }
+    }
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     let status = cmd.status().expect("cargo runs");
     assert!(status.success(), "building the sectord example failed");
     let bin = profile_dir.join("examples").join("sectord");
     assert!(bin.exists(), "{} missing after the build", bin.display());
     bin
+}
+
+/// The target triple of a cross build this test may run in (`cargo xtask arm64`).
+fn cross_triple() -> Option<&'static str> {
+    cfg!(all(
+        target_arch = "aarch64",
+        target_os = "linux",
+        target_env = "gnu"
+    ))
+    .then_some("aarch64-unknown-linux-gnu")
+}
+
+/// A command that runs `bin`, through the runner cargo was given for this target when
+/// there is one (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER`: an emulated process
+/// cannot exec an arm64 binary itself without a host-wide binfmt registration).
+fn through_runner(bin: &Path) -> Command {
+    let words: Vec<String> = cross_triple()
+        .and_then(|_| std::env::var("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER").ok())
+        .map(|r| r.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    match words.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    }
 }
 
 struct Service {
@@ -75,7 +114,7 @@ impl Drop for Service {
 
 fn start(bin: &Path, dir: PathBuf, config: &Path, key: &Path) -> Service {
     std::fs::create_dir_all(&dir).unwrap();
-    let child = Command::new(bin)
+    let child = through_runner(bin)
         .args(["--sectors", &SECTORS.to_string(), "--store"])
         .arg(dir.join("store"))
         .arg("--socket")
