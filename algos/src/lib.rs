@@ -36,6 +36,8 @@ pub mod chacha20poly1305;
 pub mod clmul;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod cpu_token;
+#[cfg(test)]
+mod gcm_driver_tests;
 pub mod gcm_util;
 pub mod ghash;
 pub mod poly1305;

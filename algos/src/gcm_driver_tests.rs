@@ -1,0 +1,294 @@
+//! The tests every `gcm(aes)` driver of an architecture module runs (`gcm-aes-aesni`,
+//! `gcm-aes-ce`): the GCM specification's test cases (from `selftest/vectors/gcm_aes.toml`),
+//! and a differential test against a plain reference composed here from `aes-generic` and
+//! `ghash-generic` (random key sizes, AAD and text lengths 0..600 and a few long ones,
+//! every authsize, one-shot and streaming in random pieces, in place and out of place,
+//! tampering). Each driver's test module calls these with its driver (`#[test]` wrappers).
+
+use crate::aes::AesGeneric;
+use crate::gcm_util::{gcm_j0, gcm_len_block};
+use crate::ghash::generic::ghash_generic;
+use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, BlockCipherImpl, Error, HashImpl, InOut};
+use cryptoreg_selftest::{AeadVector, VectorSet};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+/// The `gcm(aes)` known answers of `selftest/vectors/gcm_aes.toml` (the GCM specification's
+/// test cases with 96-bit IVs, truncated tags, inauthentic inputs): at least 12.
+pub(crate) fn spec() -> Vec<AeadVector> {
+    let v = VectorSet::embedded()
+        .get_aead("gcm(aes)")
+        .unwrap_or_default()
+        .to_vec();
+    assert!(v.len() >= 12, "gcm_aes.toml holds {} vectors", v.len());
+    v
+}
+
+/// AES-GCM the obvious way: CTR with `aes-generic` block by block, GHASH with
+/// `ghash-generic` over A || pad || C || pad || lengths. Returns (ciphertext, full tag).
+pub(crate) fn reference(key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    let mut aes = AesGeneric::new();
+    aes.set_key(key).unwrap();
+    let enc = |block: [u8; 16]| {
+        let mut b = block;
+        aes.encrypt_blocks(&mut b);
+        b
+    };
+    let hkey = enc([0; 16]);
+    let j0 = gcm_j0(nonce).unwrap();
+    let ct: Vec<u8> = pt
+        .chunks(16)
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let mut ctr = j0;
+            let n = u32::from_be_bytes(ctr[12..].try_into().unwrap()).wrapping_add(1 + i as u32);
+            ctr[12..].copy_from_slice(&n.to_be_bytes());
+            let ks = enc(ctr);
+            c.iter().zip(ks).map(|(a, b)| a ^ b).collect::<Vec<u8>>()
+        })
+        .collect();
+    let pad = |v: &[u8]| {
+        let mut v = v.to_vec();
+        v.resize(v.len().div_ceil(16) * 16, 0);
+        v
+    };
+    let mut msg = pad(aad);
+    msg.extend(pad(&ct));
+    msg.extend(gcm_len_block(aad.len() as u64, ct.len() as u64));
+    let mut g = ghash_generic();
+    g.set_key(&hkey).unwrap();
+    let mut s = [0u8; 16];
+    g.digest(&msg, &mut s);
+    let ek = enc(j0);
+    let mut tag = [0u8; 16];
+    for i in 0..16 {
+        tag[i] = s[i] ^ ek[i];
+    }
+    (ct, tag)
+}
+
+#[test]
+fn reference_passes_the_spec() {
+    for c in spec().iter().filter(|c| !c.fail) {
+        let (ct, tag) = reference(&c.key, &c.nonce, &c.aad, &c.plaintext);
+        assert_eq!(ct, c.ciphertext, "{}", c.source);
+        assert_eq!(tag[..c.tag.len()], c.tag[..], "{}", c.source);
+    }
+}
+
+pub(crate) fn passes_the_spec_one_shot_and_streaming(mut d: Box<dyn AeadImpl>) {
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    for c in spec() {
+        d.set_key(&c.key).unwrap();
+        let authsize = c.tag.len();
+        if c.fail {
+            let mut data = c.ciphertext.clone();
+            let r = d.open(&c.nonce, &c.aad, &mut data, &c.tag);
+            assert!(matches!(r, Err(Error::BadMessage)), "{}: {r:?}", c.source);
+            assert!(data.iter().all(|&b| b == 0), "{}: not wiped", c.source);
+            let (_, tag) = streaming(
+                &*d,
+                &c.nonce,
+                &c.aad,
+                &c.ciphertext,
+                authsize,
+                false,
+                &mut rng,
+            );
+            assert_ne!(tag, c.tag, "{}: streaming", c.source);
+            continue;
+        }
+        let mut data = c.plaintext.clone();
+        let mut tag = vec![0u8; authsize];
+        d.seal(&c.nonce, &c.aad, &mut data, &mut tag).unwrap();
+        assert_eq!(data, c.ciphertext, "{}", c.source);
+        assert_eq!(tag, c.tag, "{}", c.source);
+        d.open(&c.nonce, &c.aad, &mut data, &tag).unwrap();
+        assert_eq!(data, c.plaintext, "{}", c.source);
+        let (ct, tag2) = streaming(
+            &*d,
+            &c.nonce,
+            &c.aad,
+            &c.plaintext,
+            authsize,
+            true,
+            &mut rng,
+        );
+        assert_eq!(
+            (ct, tag2),
+            (c.ciphertext.clone(), c.tag.clone()),
+            "{} streaming",
+            c.source
+        );
+    }
+}
+
+/// A request through the streaming calls, AAD and text cut into random whole-block pieces
+/// (then the tail), each text piece in place or out of place at random. Returns the output
+/// and the computed tag.
+pub(crate) fn streaming(
+    d: &dyn AeadImpl,
+    nonce: &[u8],
+    aad: &[u8],
+    input: &[u8],
+    authsize: usize,
+    encrypt: bool,
+    rng: &mut ChaCha20Rng,
+) -> (Vec<u8>, Vec<u8>) {
+    let lens = AeadLens {
+        aad: aad.len(),
+        text: input.len(),
+        authsize,
+    };
+    let mut st = AeadState::new();
+    d.start(&mut st, nonce, lens).unwrap();
+    let awhole = aad.len() - aad.len() % 16;
+    let mut off = 0;
+    while off < awhole {
+        let n = 16 * rng.gen_range(1..=(awhole - off) / 16);
+        d.absorb_aad(&mut st, &aad[off..off + n]);
+        off += n;
+    }
+    d.absorb_aad_tail(&mut st, &aad[awhole..]);
+    let twhole = input.len() - input.len() % 16;
+    let mut out = vec![0u8; input.len()];
+    let mut off = 0;
+    loop {
+        let last = off == twhole;
+        let n = if last {
+            input.len() - twhole
+        } else {
+            16 * rng.gen_range(1..=(twhole - off) / 16)
+        };
+        let (src, dst) = (&input[off..off + n], &mut out[off..off + n]);
+        let io = if rng.gen() {
+            dst.copy_from_slice(src);
+            InOut::InPlace(dst)
+        } else {
+            InOut::split(src, dst).unwrap()
+        };
+        match (encrypt, last) {
+            (true, false) => d.encrypt_chunks(&mut st, io),
+            (true, true) => d.encrypt_tail(&mut st, io),
+            (false, false) => d.decrypt_chunks(&mut st, io),
+            (false, true) => d.decrypt_tail(&mut st, io),
+        }
+        off += n;
+        if last {
+            break;
+        }
+    }
+    let mut tag = vec![0u8; authsize];
+    d.finish(&mut st, &mut tag);
+    (out, tag)
+}
+
+pub(crate) fn agrees_with_the_reference_and_refuses_tampering(mut d: Box<dyn AeadImpl>) {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6763_6d00);
+    for round in 0..400 {
+        let klen = [16, 24, 32][rng.gen_range(0..3)];
+        let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+        let nonce: [u8; 12] = rng.gen();
+        let len = |rng: &mut ChaCha20Rng| match rng.gen_range(0..4) {
+            0 => 16 * rng.gen_range(0..38),
+            1 => rng.gen_range(0..20),
+            _ => rng.gen_range(0..600),
+        };
+        let (alen, plen) = if round < 8 {
+            (
+                [0, 1, 300, 4096][round % 4],
+                [4096 + 15, 2048, 0, 1000][round % 4],
+            )
+        } else {
+            (len(&mut rng), len(&mut rng))
+        };
+        let aad: Vec<u8> = (0..alen).map(|_| rng.gen()).collect();
+        let pt: Vec<u8> = (0..plen).map(|_| rng.gen()).collect();
+        let authsize = [4, 8, 12, 13, 14, 15, 16][rng.gen_range(0..7)];
+        let what =
+            format!("round {round}: klen={klen} alen={alen} plen={plen} authsize={authsize}");
+        d.set_key(&key).unwrap();
+        let (want_ct, want_tag) = reference(&key, &nonce, &aad, &pt);
+        let want_tag = &want_tag[..authsize];
+
+        let mut data = pt.clone();
+        let mut tag = vec![0u8; authsize];
+        d.seal(&nonce, &aad, &mut data, &mut tag).unwrap();
+        assert_eq!(data, want_ct, "{what}: seal");
+        assert_eq!(tag, want_tag, "{what}: seal tag");
+
+        let (ct, tag) = streaming(&*d, &nonce, &aad, &pt, authsize, true, &mut rng);
+        assert_eq!(
+            (&ct, &tag[..]),
+            (&want_ct, want_tag),
+            "{what}: streaming seal"
+        );
+        let (back, tag) = streaming(&*d, &nonce, &aad, &want_ct, authsize, false, &mut rng);
+        assert_eq!((&back, &tag[..]), (&pt, want_tag), "{what}: streaming open");
+
+        let mut data = want_ct.clone();
+        d.open(&nonce, &aad, &mut data, want_tag).unwrap();
+        assert_eq!(data, pt, "{what}: open");
+
+        // One flipped bit in the AAD, the text or the tag: BadMessage, output wiped.
+        let mut aad2 = aad.clone();
+        let mut ct2 = want_ct.clone();
+        let mut tag2 = want_tag.to_vec();
+        match rng.gen_range(0..3) {
+            0 if alen > 0 => aad2[rng.gen_range(0..alen)] ^= 1 << rng.gen_range(0..8),
+            1 if plen > 0 => ct2[rng.gen_range(0..plen)] ^= 1 << rng.gen_range(0..8),
+            _ => tag2[rng.gen_range(0..authsize)] ^= 1 << rng.gen_range(0..8),
+        }
+        let mut data = ct2.clone();
+        let r = d.open(&nonce, &aad2, &mut data, &tag2);
+        assert!(
+            matches!(r, Err(Error::BadMessage)),
+            "{what}: tampered open: {r:?}"
+        );
+        assert!(
+            data.iter().all(|&b| b == 0),
+            "{what}: plaintext left after a failed open"
+        );
+    }
+}
+
+pub(crate) fn refusals_are_errors(mut d: Box<dyn AeadImpl>) {
+    for len in [0, 15, 17, 20, 31, 33, 64] {
+        assert!(
+            matches!(
+                d.set_key(&vec![0; len]),
+                Err(Error::InvalidKeyLength { .. })
+            ),
+            "{len}"
+        );
+    }
+    d.set_key(&[1; 16]).unwrap();
+    for n in [0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 17] {
+        assert!(
+            matches!(d.check_authsize(n), Err(Error::InvalidAuthsize { .. })),
+            "{n}"
+        );
+    }
+    let mut data = [7u8; 20];
+    let mut tag = [0u8; 16];
+    assert!(matches!(
+        d.seal(&[0; 8], b"", &mut data, &mut tag),
+        Err(Error::InvalidIvLength { .. })
+    ));
+    assert!(matches!(
+        d.open(&[0; 12], b"", &mut data, &[0; 5]),
+        Err(Error::InvalidAuthsize { .. })
+    ));
+    // Refused before any byte is touched.
+    assert_eq!(data, [7u8; 20]);
+    let mut st = AeadState::new();
+    let too_long = AeadLens {
+        aad: 0,
+        text: crate::gcm_util::GCM_MAX_TEXT as usize + 1,
+        authsize: 16,
+    };
+    assert!(matches!(
+        d.start(&mut st, &[0; 12], too_long),
+        Err(Error::InvalidLength { .. })
+    ));
+}
