@@ -18,7 +18,9 @@
 //!   4, whose A72 lacks them). Binaries that tests spawn go through the same runner
 //!   (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER`), so no binfmt registration is
 //!   needed. The emulated run is short as it is (each test binary takes seconds), so no
-//!   test runs fewer cases under emulation.
+//!   test runs fewer cases under emulation. The harness runs one test at a time there
+//!   (`RUST_TEST_THREADS=1`): QEMU's user mode races on parallel thread starts (see
+//!   [`debian_cargo`]).
 //!
 //! Emulation checks correctness only; it says nothing about speed.
 
@@ -128,7 +130,16 @@ fn debian_cargo(root: &Path, cpu: &str, args: &[&str]) -> Command {
             "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
             "aarch64-linux-gnu-gcc",
         )
-        .env(RUNNER_VAR, runner(cpu));
+        .env(RUNNER_VAR, runner(cpu))
+        // One test at a time under emulation. QEMU's user mode (7.2 and 10.0 alike) races
+        // when several guest threads start and end threads at once: about 1 run in 100
+        // of a test binary whose tests boot registries in parallel died with SIGBUS or
+        // SIGSEGV in `std`'s `thread_start`, reading its already-freed start record (a
+        // glibc safe-linked free-list word: the address shifted right by 12). The same
+        // binary one test at a time: 0 failures in 800 runs. Tests still start their own
+        // threads (the boot's self-test workers, the concurrency tests); only the
+        // harness's parallelism goes.
+        .env("RUST_TEST_THREADS", "1");
     cmd
 }
 
