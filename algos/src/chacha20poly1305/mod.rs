@@ -11,8 +11,10 @@
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
 //! a Poly1305 vector core (`poly1305::simd`: radix 2^26, or radix 2^44 with AVX-512 IFMA,
 //! about half the vector operations per block) while it is in L1, the Poly1305 lane sums
-//! staying in registers across chunks (decryption authenticates each chunk before
-//! decrypting it). `fused` is the generic core, written once over the ChaCha20 vector type
+//! staying in registers across chunks. The two are stitched: a chunk's Poly1305 groups
+//! run between the quarter rounds of a ChaCha20 batch (the next one when encrypting, the
+//! chunk's own when decrypting, whose stores come after its rounds), so the multiply
+//! chains' latency hides under the rounds (`fused` explains). `fused` is the generic core, written once over the ChaCha20 vector type
 //! and the Poly1305 lane backend (`poly1305::simd::lanes::PolyLanes`); `entry`
 //! instantiates it per width and backend. The powers of `r` are kept in radix 2^26 in
 //! every driver (the IFMA backend converts the few it uses per pass).

@@ -125,6 +125,9 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
     for t in [
         0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513,
         1023, 1024, 1025, 2048, 4100,
+        // A whole batch, then a tail on each kernel the stitched tail can take: the zmm
+        // vertical batch (over 512 bytes), the ymm one (257 to 512), horizontal (up to 256).
+        1624, 1324, 1124, 3772,
     ] {
         for a in [0, 1, 12, 16, 255, 256, 300] {
             v.push((a, t));

@@ -40,6 +40,28 @@ static HORIZONTAL_STEP: [u32; 16] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0
 /// Bytes of one ChaCha20 block.
 const BLOCK: usize = 64;
 
+/// Double rounds per ChaCha20 block (RFC 8439: 20 rounds): a vertical batch runs
+/// [`Interleave`] work after each of their quarter rounds.
+pub(crate) const DOUBLE_ROUNDS: usize = 10;
+
+/// Other work hung between the quarter rounds of a vertical batch (see [`vertical`]).
+/// A trait rather than a closure so that it is certain to be inlined into the caller's
+/// `#[target_feature]` entry.
+pub(crate) trait Interleave {
+    /// Runs after quarter round `q` (0 to 7, a constant after inlining) of each double
+    /// round, before anything of the batch is stored.
+    ///
+    /// # Safety
+    /// The implementation's own contract; called only from the entries.
+    unsafe fn after_quarter(&mut self, q: usize);
+}
+
+/// Nothing between the quarter rounds: plain ChaCha20.
+impl Interleave for () {
+    #[inline(always)]
+    unsafe fn after_quarter(&mut self, _q: usize) {}
+}
+
 /// The ChaCha quarter round (RFC 8439 §2.1) on four vectors.
 #[inline(always)]
 unsafe fn quarter<V: Word32Vec>(a: &mut V, b: &mut V, c: &mut V, d: &mut V) {
@@ -92,7 +114,10 @@ unsafe fn xor_out<V: Word32Vec, const PARTIAL: bool>(
 
 /// The keystream of `V::WORDS` blocks from block `counter` (the other words from `s`),
 /// XORed from `src` into `dst`: all `64 * V::WORDS` bytes, or with `PARTIAL` the first
-/// `len` of them.
+/// `len` of them. `between` runs after each quarter round, before anything is stored:
+/// the fused ChaCha20-Poly1305 core hangs the stages of its Poly1305 groups there, so that
+/// their multiply chains run beside the rounds' add / xor / rotate stream instead of after
+/// it (everyone else passes `()`, which compiles away).
 #[inline(always)]
 unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
     s: &[u32; 16],
@@ -100,6 +125,7 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
     src: *const u8,
     dst: *mut u8,
     len: usize,
+    between: &mut impl Interleave,
 ) {
     // SAFETY: target features per the module contract; `len` (or the whole batch) bytes
     // are valid at `src` / `dst` (caller), and `xor_out` keeps to them.
@@ -110,15 +136,23 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
             *xi = V::splat(*si);
         }
         x[12] = ctr;
-        for _ in 0..10 {
+        for _ in 0..DOUBLE_ROUNDS {
             quarter_at(&mut x, 0, 4, 8, 12);
+            between.after_quarter(0);
             quarter_at(&mut x, 1, 5, 9, 13);
+            between.after_quarter(1);
             quarter_at(&mut x, 2, 6, 10, 14);
+            between.after_quarter(2);
             quarter_at(&mut x, 3, 7, 11, 15);
+            between.after_quarter(3);
             quarter_at(&mut x, 0, 5, 10, 15);
+            between.after_quarter(4);
             quarter_at(&mut x, 1, 6, 11, 12);
+            between.after_quarter(5);
             quarter_at(&mut x, 2, 7, 8, 13);
+            between.after_quarter(6);
             quarter_at(&mut x, 3, 4, 9, 14);
+            between.after_quarter(7);
         }
         for (i, xi) in x.iter_mut().enumerate() {
             let input = if i == 12 { ctr } else { V::splat(s[i]) };
@@ -168,7 +202,7 @@ unsafe fn horizontal<V: Word32Vec>(
         let d0 = V::splat_row(&[counter, s[13], s[14], s[15]])
             .add32(V::load(HORIZONTAL_STEP.as_ptr().cast()));
         let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
-        for _ in 0..10 {
+        for _ in 0..DOUBLE_ROUNDS {
             quarter(&mut a, &mut b, &mut c, &mut d);
             // Diagonals into columns: row b left by one word, c by two, d by three.
             b = b.shuffle32::<0x39>();
@@ -186,6 +220,25 @@ unsafe fn horizontal<V: Word32Vec>(
     }
 }
 
+/// One whole vertical batch (`64 * V::WORDS` bytes) of the keystream of state `s` XORed
+/// from `src` into `dst`, with `between` run after each quarter round (see [`vertical`]):
+/// every read it makes happens before the batch's first store, so it may read `src` even
+/// in place. The counter is not written back.
+///
+/// # Safety
+/// As for [`chacha20_xor`] with `len = 64 * V::WORDS`; `between` is inlined into the
+/// caller's `#[target_feature]` entry with the rest.
+#[inline(always)]
+pub(crate) unsafe fn batch_between<V: Word32Vec>(
+    s: &[u32; 16],
+    src: *const u8,
+    dst: *mut u8,
+    between: &mut impl Interleave,
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { vertical::<V, false>(s, s[12], src, dst, BLOCK * V::WORDS, between) }
+}
+
 /// XORs the ChaCha20 keystream of state `s` (constants, key, block counter in word 12,
 /// nonce) into `len` bytes from `src`, written to `dst`. The counter is not written back:
 /// the caller advances it by `ceil(len / 64)`.
@@ -198,9 +251,29 @@ unsafe fn horizontal<V: Word32Vec>(
 #[inline(always)]
 pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
     s: &[u32; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { chacha20_xor_between::<V>(s, src, dst, len, &mut ()) }
+}
+
+/// [`chacha20_xor`] with `between` hung between the quarter rounds of the vertical batch
+/// that covers a request of at most one batch (its reads happen before that batch
+/// stores anything); the few blocks the horizontal kernels take run without it. The
+/// fused ChaCha20-Poly1305 core passes the Poly1305 groups still pending at the text's
+/// tail.
+///
+/// # Safety
+/// As for [`chacha20_xor`]; `between` is inlined into the caller's entry.
+#[inline(always)]
+pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
+    s: &[u32; 16],
     mut src: *const u8,
     mut dst: *mut u8,
     len: usize,
+    between: &mut impl Interleave,
 ) {
     type N<V> = <V as Word32Vec>::Narrow;
     type NN<V> = <N<V> as Word32Vec>::Narrow;
@@ -212,7 +285,7 @@ pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
     // contract (the narrower types' features are a subset of `V`'s).
     unsafe {
         while left >= batch {
-            vertical::<V, false>(s, counter, src, dst, batch);
+            vertical::<V, false>(s, counter, src, dst, batch, &mut ());
             counter = counter.wrapping_add(V::WORDS as u32);
             src = src.add(batch);
             dst = dst.add(batch);
@@ -222,11 +295,11 @@ pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
             return;
         }
         if left > batch / 2 {
-            vertical::<V, true>(s, counter, src, dst, left);
+            vertical::<V, true>(s, counter, src, dst, left, between);
             return;
         }
         if N::<V>::WORDS < V::WORDS && left > BLOCK * N::<V>::WORDS / 2 {
-            vertical::<N<V>, true>(s, counter, src, dst, left);
+            vertical::<N<V>, true>(s, counter, src, dst, left, between);
             return;
         }
         // At most a few blocks: horizontal, the narrowest type whose lanes cover them.

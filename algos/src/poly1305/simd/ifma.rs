@@ -24,48 +24,70 @@ use super::scalar::{Acc, Fe44, M44};
 /// A field element with one zmm per radix-2^44 limb.
 type VFe = [__m512i; 3];
 
-/// `h * r` per lane (`s = 20 * r`), then one parallel carry pass.
+/// The low and high halves of column `i` of `h * r` (`s = 20 * r`): the three products of
+/// output limb `i`, each half one chain of three multiply-adds.
 ///
 /// Bounds: `h` limbs below 2^46 (a carried product's limbs, below 2^44 + 2^16, plus a
 /// message limb or the running sum), `r` limbs below 2^44, `s` below 2^49. Each product
 /// is below 2^95, so each low half sum is below 3 * 2^52 and each high half sum below
-/// 2^45; `d0 < 2^54 + 20 * 2^53 < 2^59` and the others are smaller: no 64-bit lane
-/// overflows, and the carried limbs (below 2^44 + 2^16) stay far inside the 52 bits a
-/// multiply-add reads.
+/// 2^45.
+#[inline(always)]
+unsafe fn column(h: &VFe, r: &VFe, s: &VFe, i: usize) -> (__m512i, __m512i) {
+    // Column i: h0 r_i + h1 (r or s)_{i-1} + h2 (r or s)_{i-2}, indices mod 3, `s` where
+    // the product passes 2^130.
+    let (x, y, w) = match i {
+        0 => (r[0], s[2], s[1]),
+        1 => (r[1], r[0], s[2]),
+        _ => (r[2], r[1], r[0]),
+    };
+    // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller (entry contract).
+    unsafe {
+        let z = _mm512_setzero_si512();
+        let lo = _mm512_madd52lo_epu64(
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, h[0], x), h[1], y),
+            h[2],
+            w,
+        );
+        let hi = _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, h[0], x), h[1], y),
+            h[2],
+            w,
+        );
+        (lo, hi)
+    }
+}
+
+/// The three columns' halves as limbs below 2^59: high halves move one limb up (times
+/// 2^8), and the top one wraps to limb 0 as `5 * 2^10` (`2^52 * 2^88 = 2^130 * 2^10`),
+/// by one multiply-add by 5 (exact: the half is below 2^45) and a shift. Written as shifts
+/// and adds, LLVM folds that into a 64-bit multiply by 5120, which without AVX-512DQ costs
+/// two `vpmuludq` and three more operations.
+#[inline(always)]
+unsafe fn combine(lo: &VFe, hi: &VFe) -> VFe {
+    // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller.
+    unsafe {
+        let wrap = _mm512_madd52lo_epu64(_mm512_setzero_si512(), hi[2], _mm512_set1_epi64(5));
+        [
+            _mm512_add_epi64(lo[0], _mm512_slli_epi64::<10>(wrap)),
+            _mm512_add_epi64(lo[1], _mm512_slli_epi64::<8>(hi[0])),
+            _mm512_add_epi64(lo[2], _mm512_slli_epi64::<8>(hi[1])),
+        ]
+    }
+}
+
+/// `h * r` per lane, then one parallel carry pass. Written for the fewest operations, not
+/// the shortest latency (one multiply-add chain per half, no zeroed partials to add): the
+/// fused ChaCha20-Poly1305 core runs it between ChaCha20 quarter rounds, where the vector
+/// ports are the limit and the chain's latency is hidden. `d0 < 2^54 + 5 * 2^55 < 2^59`
+/// and the other limbs are smaller, so no 64-bit lane overflows, and the carried limbs
+/// (below 2^44 + 2^16) stay far inside the 52 bits a multiply-add reads.
 #[inline(always)]
 unsafe fn mul_reduce(h: &VFe, r: &VFe, s: &VFe) -> VFe {
     // SAFETY: AVX-512F and AVX-512IFMA are enabled in every caller (entry contract).
     unsafe {
-        let z = _mm512_setzero_si512();
-        // Per half: a chain of two multiply-adds and a third one beside it, summed, so
-        // that the latency from `h` is two multiply-adds and an add, not three.
-        let lo = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
-            _mm512_add_epi64(
-                _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, a, x), b, y),
-                _mm512_madd52lo_epu64(z, c, w),
-            )
-        };
-        let hi = |a: __m512i, x: __m512i, b: __m512i, y: __m512i, c: __m512i, w: __m512i| {
-            _mm512_add_epi64(
-                _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, a, x), b, y),
-                _mm512_madd52hi_epu64(z, c, w),
-            )
-        };
-        let lo0 = lo(h[0], r[0], h[1], s[2], h[2], s[1]);
-        let hi0 = hi(h[0], r[0], h[1], s[2], h[2], s[1]);
-        let lo1 = lo(h[0], r[1], h[1], r[0], h[2], s[2]);
-        let hi1 = hi(h[0], r[1], h[1], r[0], h[2], s[2]);
-        let lo2 = lo(h[0], r[2], h[1], r[1], h[2], r[0]);
-        let hi2 = hi(h[0], r[2], h[1], r[1], h[2], r[0]);
-        // High halves move one limb up (x 2^8); hi2 wraps to limb 0 times 20.
-        let w = _mm512_slli_epi64::<8>(hi2);
-        let d0 = _mm512_add_epi64(
-            lo0,
-            _mm512_add_epi64(_mm512_slli_epi64::<4>(w), _mm512_slli_epi64::<2>(w)),
-        );
-        let d1 = _mm512_add_epi64(lo1, _mm512_slli_epi64::<8>(hi0));
-        let d2 = _mm512_add_epi64(lo2, _mm512_slli_epi64::<8>(hi1));
-        carry(d0, d1, d2)
+        let (c0, c1, c2) = (column(h, r, s, 0), column(h, r, s, 1), column(h, r, s, 2));
+        let d = combine(&[c0.0, c1.0, c2.0], &[c0.1, c1.1, c2.1]);
+        carry(d[0], d[1], d[2])
     }
 }
 
@@ -140,6 +162,34 @@ unsafe fn load_limbs(p: *const u8) -> VFe {
     }
 }
 
+/// Stages of [`Lanes44::absorb_stage`].
+pub(crate) const STAGES44: usize = 6;
+
+/// The values between the stages of one group: the message limbs and the product's
+/// column halves (then the combined limbs, in `lo`).
+pub(crate) struct Part44 {
+    m: VFe,
+    lo: VFe,
+    hi: VFe,
+}
+
+impl Part44 {
+    /// All zero (every field is written by a stage before a later one reads it).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[inline(always)]
+    pub(crate) unsafe fn new() -> Part44 {
+        // SAFETY: forwarded from this function's contract.
+        let z = unsafe { _mm512_setzero_si512() };
+        Part44 {
+            m: [z; 3],
+            lo: [z; 3],
+            hi: [z; 3],
+        }
+    }
+}
+
 /// The lane accumulators of an IFMA pass, kept across calls by a caller that interleaves
 /// Poly1305 with other work (the fused `rfc7539-chacha20-poly1305-avx512ifma` entries):
 /// the running sums with their latest group of 8 blocks added but not yet multiplied, and
@@ -172,6 +222,32 @@ impl Lanes44 {
         }
     }
 
+    /// Stage `k` (0 to [`STAGES44`] - 1, a constant after inlining) of absorbing the group
+    /// of 8 blocks at `p`: the message limbs, one column of the product each, the columns
+    /// combined, the carry pass with the message added. The fused core runs one stage
+    /// after each ChaCha20 quarter round; `part` carries the values between stages.
+    ///
+    /// # Safety
+    /// `p` is readable for 128 bytes; the CPU has AVX-512F and AVX-512IFMA; the stages of
+    /// one group run in order, with the same `p` and `part`.
+    #[inline(always)]
+    pub(crate) unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, part: &mut Part44) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            match k {
+                0 => part.m = load_limbs(p),
+                1..=3 => {
+                    (part.lo[k - 1], part.hi[k - 1]) = column(&self.h, &self.rv, &self.sv, k - 1)
+                }
+                4 => part.lo = combine(&part.lo, &part.hi),
+                _ => {
+                    let prod = carry(part.lo[0], part.lo[1], part.lo[2]);
+                    self.h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], part.m[i]));
+                }
+            }
+        }
+    }
+
     /// Absorbs `groups` more groups of 8 blocks at `p`.
     ///
     /// # Safety
@@ -180,10 +256,12 @@ impl Lanes44 {
     pub(crate) unsafe fn absorb(&mut self, mut p: *const u8, groups: usize) {
         // SAFETY: forwarded from this function's contract.
         unsafe {
+            // The stages in a row: the same code the fused core spreads out.
+            let mut part = Part44::new();
             for _ in 0..groups {
-                let m = load_limbs(p);
-                let prod = mul_reduce(&self.h, &self.rv, &self.sv);
-                self.h = core::array::from_fn(|i| _mm512_add_epi64(prod[i], m[i]));
+                for k in 0..STAGES44 {
+                    self.absorb_stage(p, k, &mut part);
+                }
                 p = p.add(128);
             }
         }

@@ -3,11 +3,16 @@
 //! over its Poly1305 backend: the radix-2^26 lanes ([`Lanes26`] on ymm or zmm) or the
 //! radix-2^44 IFMA lanes ([`Lanes44`], zmm).
 //!
+//! Absorbing a group can also be cut into stages ([`PolyLanes::absorb_stage`]) that the
+//! fused core hangs between ChaCha20 quarter rounds: six for the IFMA backend (message
+//! limbs, one product column each, the columns combined, the carry pass), one for the
+//! radix-2^26 backends.
+//!
 //! Every backend takes the powers `r^1..r^8` in radix 2^26 (the form the fused drivers
 //! keep in their streaming state); the IFMA backend converts the few it needs (`r^8` at the
 //! start, all eight at the fold), which costs a few scalar operations per pass.
 
-use super::ifma::Lanes44;
+use super::ifma::{Lanes44, Part44, STAGES44};
 use super::scalar::{fe26_to_fe44, Acc, Fe26, Fe44};
 use super::vec26::{Lanes26, PolyVec};
 use crate::x86::vector::{SimdVec, Zmm};
@@ -39,11 +44,43 @@ pub(crate) trait PolyLanes: Sized {
     /// # Safety
     /// The CPU has the backend's features.
     unsafe fn fold(self, pow: &[Fe26; 8]) -> Acc;
+
+    /// Pieces one group's absorption is cut into, so that a caller can spread it over
+    /// other work ([`absorb_stage`](Self::absorb_stage)).
+    const STAGES: usize;
+    /// The values carried from one stage to the next.
+    type Part;
+
+    /// A fresh [`Part`](Self::Part).
+    ///
+    /// # Safety
+    /// The CPU has the backend's features.
+    unsafe fn new_part() -> Self::Part;
+
+    /// Stage `k` (below [`STAGES`](Self::STAGES), a constant after inlining) of absorbing
+    /// the group at `p`; the last stage completes it.
+    ///
+    /// # Safety
+    /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features; the
+    /// stages of one group run in order, with the same `p` and `part`.
+    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, part: &mut Self::Part);
 }
 
 impl<V: PolyVec> PolyLanes for Lanes26<V> {
     type Vec = V;
     const BLOCKS: usize = V::BLOCKS;
+    /// One stage: the whole group.
+    const STAGES: usize = 1;
+    type Part = ();
+
+    #[inline(always)]
+    unsafe fn new_part() {}
+
+    #[inline(always)]
+    unsafe fn absorb_stage(&mut self, p: *const u8, _k: usize, _part: &mut ()) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes26::absorb(self, p, 1) }
+    }
 
     #[inline(always)]
     unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
@@ -67,6 +104,20 @@ impl<V: PolyVec> PolyLanes for Lanes26<V> {
 impl PolyLanes for Lanes44 {
     type Vec = Zmm;
     const BLOCKS: usize = 8;
+    const STAGES: usize = STAGES44;
+    type Part = Part44;
+
+    #[inline(always)]
+    unsafe fn new_part() -> Part44 {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Part44::new() }
+    }
+
+    #[inline(always)]
+    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, part: &mut Part44) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Lanes44::absorb_stage(self, p, k, part) }
+    }
 
     #[inline(always)]
     unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {

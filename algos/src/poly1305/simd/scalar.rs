@@ -248,12 +248,10 @@ pub(crate) fn mul26(a: &Fe26, b: &Fe26) -> Fe26 {
 pub(crate) fn powers26<const N: usize>(r: &R64) -> [Fe26; N] {
     let mut out = [[0u64; 5]; N];
     let r26 = r.to_fe26();
-    let mut acc = r26;
-    for p in out.iter_mut() {
-        *p = acc;
-        acc = mul26(&acc, &r26);
+    out[0] = r26;
+    for k in 1..N {
+        out[k] = mul26(&out[k - 1], &r26);
     }
-    acc.zeroize();
     out
 }
 
