@@ -5,9 +5,10 @@
 //! avx512ifma, `vzeroupper` before `ret`, no `call`) and `cargo xtask emu`.
 //!
 //! Arguments are plain arrays and pointers: the ChaCha20 state words, the clamped `r` as
-//! `[r0, r1, r1 + r1 / 4]` (64-bit limbs), the powers `r^1..r^8` in radix 2^26 (`None`
-//! when the request is too short for the vector path, which then is not taken), the
-//! Poly1305 sum as three 64-bit limbs.
+//! `[r0, r1, r1 + r1 / 4]` (64-bit limbs), the powers `r^1..r^8` in radix 2^26 (or
+//! `None`: the AAD entry then takes the scalar step; the text entries compute the powers
+//! themselves when the text is long enough for the vector path, else take the scalar
+//! step), the Poly1305 sum as three 64-bit limbs.
 
 use super::fused::{absorb_padded, crypt};
 use crate::poly1305::simd::ifma::Lanes44;

@@ -326,7 +326,9 @@ impl ChaChaPolySimd {
     /// and the lengths passed [`check`](Self::check).
     fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
         let (mut s, r, tag_s) = self.width.derive(&self.key, nonce);
-        let pow = wants_powers(aad.len(), data.len()).then(|| Zeroizing::new(powers(&r)));
+        // Only a long AAD needs the powers before the text: the text's entry computes
+        // them itself, an encryption's during its first ChaCha20 batch (`fused`).
+        let pow = wants_powers(aad.len(), 0).then(|| Zeroizing::new(powers(&r)));
         let rl = [r.r0, r.r1, r.s1];
         let mut h = [0u64; 3];
         let (enc, dec, absorb) = self.width.entries();

@@ -231,7 +231,9 @@ pub(crate) fn carry44(mut l: Fe44) -> Fe44 {
 }
 
 /// `a * b mod p`, partially reduced, in radix 2^26 (both with limbs below 2^27): the
-/// powers of `r` the vector kernels multiply by.
+/// powers of `r` the vector kernels multiply by. Inlined: the fused entries compute
+/// powers inside their loop.
+#[inline(always)]
 pub(crate) fn mul26(a: &Fe26, b: &Fe26) -> Fe26 {
     let s = [0, b[1] * 5, b[2] * 5, b[3] * 5, b[4] * 5];
     let d = [
