@@ -14,9 +14,10 @@
 //! staying in registers across chunks. The two are stitched: a chunk's Poly1305 groups
 //! run between the quarter rounds of a ChaCha20 batch (the next one when encrypting, the
 //! chunk's own when decrypting, whose stores come after its rounds), so the multiply
-//! chains' latency hides under the rounds (`fused` explains). `fused` is the generic core, written once over the ChaCha20 vector type
-//! and the Poly1305 lane backend (`poly1305::simd::lanes::PolyLanes`); `entry`
-//! instantiates it per width and backend. The powers of `r` are kept in radix 2^26 in
+//! chains' latency hides under the rounds (`fused` explains). `fused` is the generic
+//! core, written once over the ChaCha20 vector type and the Poly1305 lane backend
+//! (`poly1305::simd::lanes::PolyLanes`); `entry` instantiates it per width and backend.
+//! The powers of `r` are kept in radix 2^26 in
 //! every driver (the IFMA backend converts the few it uses per pass).
 //!
 //! Semantics are the `rfc7539` template's: 32-byte key, 12-byte nonce, 16-byte tag only

@@ -46,13 +46,17 @@ pub(crate) const DOUBLE_ROUNDS: usize = 10;
 
 /// Other work hung between the quarter rounds of a vertical batch (see [`vertical`]).
 /// A trait rather than a closure so that it is certain to be inlined into the caller's
-/// `#[target_feature]` entry.
+/// `#[target_feature]` entry (a closure was not, and its intrinsics became calls).
 pub(crate) trait Interleave {
     /// Runs after quarter round `q` (0 to 7, a constant after inlining) of each double
-    /// round, before anything of the batch is stored.
+    /// round of one vertical kernel call, before that call stores anything: whatever it
+    /// reads from the call's `src` or `dst` range is still as the call found it.
     ///
     /// # Safety
-    /// The implementation's own contract; called only from the entries.
+    /// Called only from code compiled with the features the implementation uses (the
+    /// entries); the memory the implementation reads must be readable for the whole call
+    /// (the implementation's own invariant: the fused core reads only ciphertext it
+    /// queued, which stays valid and, while the call runs, unchanged).
     unsafe fn after_quarter(&mut self, q: usize);
 }
 
@@ -128,7 +132,8 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
     between: &mut impl Interleave,
 ) {
     // SAFETY: target features per the module contract; `len` (or the whole batch) bytes
-    // are valid at `src` / `dst` (caller), and `xor_out` keeps to them.
+    // are valid at `src` / `dst` (caller), and `xor_out` keeps to them; `between` runs
+    // under its own contract (the caller's), before the first store of this call.
     unsafe {
         let ctr = V::splat(counter).add32(V::load(VERTICAL_STEP.as_ptr().cast()));
         let mut x = [ctr; 16];
@@ -226,8 +231,8 @@ unsafe fn horizontal<V: Word32Vec>(
 /// in place. The counter is not written back.
 ///
 /// # Safety
-/// As for [`chacha20_xor`] with `len = 64 * V::WORDS`; `between` is inlined into the
-/// caller's `#[target_feature]` entry with the rest.
+/// As for [`chacha20_xor`] with `len = 64 * V::WORDS`, and [`Interleave::after_quarter`]'s
+/// contract for `between`.
 #[inline(always)]
 pub(crate) unsafe fn batch_between<V: Word32Vec>(
     s: &[u32; 16],
@@ -259,14 +264,14 @@ pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
     unsafe { chacha20_xor_between::<V>(s, src, dst, len, &mut ()) }
 }
 
-/// [`chacha20_xor`] with `between` hung between the quarter rounds of the vertical batch
-/// that covers a request of at most one batch (its reads happen before that batch
-/// stores anything); the few blocks the horizontal kernels take run without it. The
-/// fused ChaCha20-Poly1305 core passes the Poly1305 groups still pending at the text's
-/// tail.
+/// [`chacha20_xor`] with `between` hung between the quarter rounds of the vertical kernel
+/// that takes the request's last partial batch (the whole batches before it run without
+/// it and have stored by then; the few blocks the horizontal kernels take run without it
+/// too). The fused ChaCha20-Poly1305 core calls it for a text's tail, shorter than a
+/// batch, with the Poly1305 groups still queued.
 ///
 /// # Safety
-/// As for [`chacha20_xor`]; `between` is inlined into the caller's entry.
+/// As for [`chacha20_xor`], and [`Interleave::after_quarter`]'s contract for `between`.
 #[inline(always)]
 pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
     s: &[u32; 16],
