@@ -20,7 +20,8 @@
 //!   needed. The emulated run is short as it is (each test binary takes seconds), so no
 //!   test runs fewer cases under emulation. The harness runs one test at a time there
 //!   (`RUST_TEST_THREADS=1`): QEMU's user mode races on parallel thread starts (see
-//!   [`debian_cargo`]).
+//!   [`debian_cargo`]); a binary QEMU's race still kills is run again, within bounds and
+//!   reported (`qemu_rerun.rs`).
 //!
 //! Emulation checks correctness only; it says nothing about speed.
 
@@ -31,7 +32,7 @@ use std::time::Instant;
 /// The target triple.
 pub const TRIPLE: &str = "aarch64-unknown-linux-gnu";
 /// The runner's environment variable for [`TRIPLE`].
-const RUNNER_VAR: &str = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER";
+pub const RUNNER_VAR: &str = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER";
 
 /// Debian packages that provide the toolchain, the linker, the arm64 libc and QEMU.
 const PACKAGES: &[&str] = &[
@@ -130,17 +131,34 @@ fn debian_cargo(root: &Path, cpu: &str, args: &[&str]) -> Command {
             "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
             "aarch64-linux-gnu-gcc",
         )
-        .env(RUNNER_VAR, runner(cpu))
+        // Cargo runs each test binary through `xtask qemu-run`, which runs it under QEMU
+        // and runs it again, within bounds, when QEMU's thread race kills it (see
+        // `qemu_rerun.rs`); binaries the tests start get plain QEMU.
+        .env(RUNNER_VAR, rerun_runner())
+        .env(crate::qemu_rerun::QEMU_VAR, runner(cpu))
+        .env(crate::qemu_rerun::LOG_VAR, rerun_log(root))
         // One test at a time under emulation. QEMU's user mode (7.2 and 10.0 alike) races
         // when several guest threads start and end threads at once: about 1 run in 100
         // of a test binary whose tests boot registries in parallel died with SIGBUS or
         // SIGSEGV in `std`'s `thread_start`, reading its already-freed start record (a
         // glibc safe-linked free-list word: the address shifted right by 12). The same
-        // binary one test at a time: 0 failures in 800 runs. Tests still start their own
-        // threads (the boot's self-test workers, the concurrency tests); only the
-        // harness's parallelism goes.
+        // binary one test at a time: 0 failures in 800 runs, yet a CI run still met it
+        // once (tests start their own threads: the boot's self-test workers, the
+        // concurrency tests), hence the rerun above.
         .env("RUST_TEST_THREADS", "1");
     cmd
+}
+
+/// The runner cargo gets: this xtask's own `qemu-run` (its path has no spaces in CI;
+/// cargo splits the variable on whitespace).
+fn rerun_runner() -> String {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("xtask"));
+    format!("{} qemu-run", exe.display())
+}
+
+/// The log of QEMU reruns of one `cargo xtask arm64`.
+fn rerun_log(root: &Path) -> PathBuf {
+    target_dir(root).join("qemu-reruns.log")
 }
 
 /// The QEMU command line for `cpu`.
@@ -160,13 +178,14 @@ fn selftest(root: &Path, cpu: &str, extra: &str) -> Result<String, String> {
     std::fs::write(&config, text).map_err(|e| format!("{}: {e}", config.display()))?;
     let what = format!("cryptoctl selftest on -cpu {cpu}");
     eprintln!("xtask arm64: {what}");
-    let out = Command::new("qemu-aarch64")
-        .args(["-L", "/", "-cpu", cpu])
-        .arg(&exe)
-        .args(["selftest", "--config"])
-        .arg(&config)
-        .output()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    let out = crate::qemu_rerun::output(&what, &rerun_log(root), || {
+        let mut cmd = Command::new("qemu-aarch64");
+        cmd.args(["-L", "/", "-cpu", cpu])
+            .arg(&exe)
+            .args(["selftest", "--config"])
+            .arg(&config);
+        cmd
+    })?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
@@ -225,6 +244,9 @@ pub fn run(root: &Path) -> Result<String, String> {
     let start = Instant::now();
     let mut summary = Vec::new();
     ensure_toolchain()?;
+    std::fs::create_dir_all(target_dir(root)).map_err(|e| format!("target/arm64: {e}"))?;
+    let log = rerun_log(root);
+    let _ = std::fs::remove_file(&log);
     let target = ["--target", TRIPLE];
     // MSRV and arm64-only warnings: clippy of the arm64 build.
     let mut clippy = vec!["clippy", "--workspace", "--all-targets"];
@@ -267,6 +289,15 @@ pub fn run(root: &Path) -> Result<String, String> {
         "[cpu]\ndisable = [\"aes\", \"pmull\"]\n",
     )?);
     summary.push(fault_injection(root)?);
+    let reruns = std::fs::read_to_string(&log).unwrap_or_default();
+    summary.push(format!(
+        "binaries rerun after QEMU's thread race killed them: {}{}",
+        reruns.lines().count(),
+        reruns
+            .lines()
+            .map(|l| format!("\n  {l}"))
+            .collect::<String>()
+    ));
     summary.push(format!("xtask arm64: total {:.0?}", start.elapsed()));
     Ok(summary.join("\n"))
 }

@@ -31,6 +31,7 @@ mod emu;
 mod fault_injection;
 mod package;
 mod peers;
+mod qemu_rerun;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -133,6 +134,8 @@ fn main() -> ExitCode {
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
         Some("peers") => peers::run(&root(), &args[1..]),
+        // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
+        Some("qemu-run") => return qemu_rerun::main(&args[1..]),
         _ => Err("usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers>".to_string()),
     };
     match result {
