@@ -9,7 +9,9 @@ Cases: every driver, AAD lengths 0..300 and text lengths 0..4100 around the 16-b
 64-byte, chunk (512 / 1024 bytes) and vector-threshold (256 bytes) boundaries plus random
 ones, encryption and decryption, in place and out of place (the source must come back
 unchanged), with and without the powers of r (the one-shot calls pass none unless the AAD
-is long: a long text's entry then computes them, during its first batch when encrypting).
+is long: a long text's entry then computes them, during its first batch when encrypting);
+and, for texts at least as long as its first batch, the whole-seal entry (`rfc7539_seal_*`:
+the one-time key from that first batch, `r` and `s` it writes checked through the tag).
 A driver given as `name@N` gets only requests of at least N text bytes (the negative
 control under a model without AVX-512). A self-check proves a corrupted expectation is
 noticed.
@@ -27,10 +29,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostmap import GuestError, HostMappedGuest  # noqa: E402
 
 DRIVERS = {"avx2": 0, "avx512": 1, "avx512ifma": 2}
+# The shortest text of each driver's whole-seal entry (its first batch: 7 or 15 blocks).
+SEAL_MIN = {"avx2": 448, "avx512": 960, "avx512ifma": 960}
 # The last four: a whole zmm batch, then a tail on each kernel the stitched tail can take
 # (zmm vertical, ymm vertical, horizontal), and three batches with a zmm vertical tail.
 TEXT = [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025,
-        1536, 2048, 2049, 4100, 1624, 1324, 1124, 3772]
+        1536, 2048, 2049, 4100, 1624, 1324, 1124, 3772,
+        # Around the whole-seal entries' first batch, and one batch after it.
+        447, 448, 449, 959, 960, 961, 1420, 1983, 1984, 1985]
 AAD = [0, 1, 16, 255, 256, 300]
 MAX_LEN = 8192
 
@@ -51,6 +57,7 @@ def main():
 
     vp, sz = ctypes.c_void_p, ctypes.c_size_t
     fn = ctypes.cast(lib.cryptoreg_emu_rfc7539, ctypes.c_void_p).value
+    seal_fn = ctypes.cast(lib.cryptoreg_emu_rfc7539_seal, ctypes.c_void_p).value
     lib.cryptoreg_emu_rfc7539_setup.argtypes = [vp] * 6
     lib.cryptoreg_emu_rfc7539_finish.argtypes = [vp, vp, vp, sz, sz, vp]
     lib.cryptoreg_emu_ref_rfc7539.argtypes = [vp, vp, vp, sz, vp, sz, vp]
@@ -93,6 +100,28 @@ def main():
         lib.cryptoreg_emu_rfc7539_finish(rbuf, sbuf, hbuf, len(aad), n, tag_buf)
         return ctypes.string_at(dst, n), tag_buf.raw[:16]
 
+    def run_seal(num, key, nonce, aad, data, oop):
+        """The whole-seal entry under emulation; returns (ciphertext, tag)."""
+        lib.cryptoreg_emu_rfc7539_setup(key, nonce, state, rbuf, powbuf, sbuf)
+        # The entry must write r and s itself: clear what setup wrote.
+        ctypes.memset(rbuf, 0, 24)
+        ctypes.memset(sbuf, 0, 16)
+        ctypes.memset(hbuf, 0xA5, 24)
+        ctypes.memmove(aad_buf, aad, len(aad))
+        n = len(data)
+        dst = work + rng.randrange(16)
+        src = work_src + rng.randrange(16) if oop else dst
+        ctypes.memmove(src, data, n)
+        if oop:
+            ctypes.memmove(dst, bytes((i * 7 + 1) & 0xFF for i in range(n)), n)
+        rc = emu.call(seal_fn, num, state, rbuf, sbuf, hbuf, aad_buf, len(aad), src, dst, n) & 0xFFFF_FFFF
+        if rc != 0:
+            raise GuestError(f"the whole-seal entry refused {n} bytes (returned {rc})")
+        if oop and ctypes.string_at(src, n) != data:
+            raise GuestError("the source buffer changed")
+        lib.cryptoreg_emu_rfc7539_finish(rbuf, sbuf, hbuf, len(aad), n, tag_buf)
+        return ctypes.string_at(dst, n), tag_buf.raw[:16]
+
     def check(label, got, want, quiet=False):
         nonlocal passed, failed
         if got == want:
@@ -126,6 +155,16 @@ def main():
                     check(label + " dec", (got, tag), (pt, want_tag))
                 except GuestError as e:
                     failed += 2
+                    print(f"FAIL {label}: {e}", flush=True)
+            if tlen < SEAL_MIN[name]:
+                continue
+            for oop in (False, True):
+                label = f"rfc7539-chacha20-poly1305-{name} alen={alen} tlen={tlen} oop={oop} whole seal"
+                per_driver[name] = per_driver.get(name, 0) + 1
+                try:
+                    check(label, run_seal(num, key, nonce, aad, pt, oop), (ct, want_tag))
+                except GuestError as e:
+                    failed += 1
                     print(f"FAIL {label}: {e}", flush=True)
 
     compared = passed + failed

@@ -1020,6 +1020,70 @@ pub unsafe extern "C" fn cryptoreg_emu_rfc7539(
     }
 }
 
+/// One whole seal through driver `driver`'s whole-seal entry (`rfc7539_seal_*`): from
+/// `state` (16 u32, as [`cryptoreg_emu_rfc7539_setup`] wrote it; used at block 0, not
+/// changed), the one-time key out of the entry's first batch into `r` (3 u64) and `s` (16
+/// bytes), the AAD (`alen` bytes at `aad`) and `len` bytes from `src` encrypted into `dst`
+/// absorbed into `h` (3 u64). Returns 0, or 1 without running anything for an unknown
+/// driver or a text shorter than the entry takes. Runs under emulation.
+///
+/// # Safety
+/// `state` readable, `r`, `s` and `h` writable for their sizes (`r`, `h` aligned); `aad`
+/// readable for `alen`, `src` readable and `dst` writable for `len`, equal or disjoint;
+/// the CPU (or emulator) has the driver's features.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cryptoreg_emu_rfc7539_seal(
+    driver: u32,
+    state: *const u32,
+    r: *mut u64,
+    s: *mut u8,
+    h: *mut u64,
+    aad: *const u8,
+    alen: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> u32 {
+    let (seal, min) = match driver {
+        0 => (
+            fused_raw::rfc7539_seal_avx2 as unsafe fn(_, _, _, _, _, _, _, _, _),
+            fused_raw::SEAL_MIN_AVX2,
+        ),
+        1 => (
+            fused_raw::rfc7539_seal_avx512 as unsafe fn(_, _, _, _, _, _, _, _, _),
+            fused_raw::SEAL_MIN_ZMM,
+        ),
+        2 => (
+            fused_raw::rfc7539_seal_avx512ifma as unsafe fn(_, _, _, _, _, _, _, _, _),
+            fused_raw::SEAL_MIN_ZMM,
+        ),
+        _ => return 1,
+    };
+    if len < min {
+        return 1;
+    }
+    // SAFETY: per this function's contract; the text is at least the entry's minimum.
+    unsafe {
+        let mut st = state.cast::<[u32; 16]>().read();
+        st[12] = 0;
+        let mut tag_s = [0u8; 16];
+        seal(
+            &mut st,
+            &mut *r.cast::<fused_raw::RLimbs>(),
+            &mut tag_s,
+            &mut *h.cast::<[u64; 3]>(),
+            aad,
+            alen,
+            src,
+            dst,
+            len,
+        );
+        s.cast::<[u8; 16]>().write_unaligned(tag_s);
+    }
+    0
+}
+
 /// The tag from the sum `h` after `alen` bytes of AAD and `len` of text, into `tag` (16
 /// bytes). Native only.
 ///

@@ -645,6 +645,21 @@ const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
         Kind::Avx10_512,
         true,
     ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx2",
+        Kind::Avx2,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx512",
+        Kind::Avx10_512,
+        false,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx512ifma",
+        Kind::Avx10_512,
+        true,
+    ),
 ];
 
 /// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per

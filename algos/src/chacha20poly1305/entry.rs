@@ -2,7 +2,9 @@
 //! around the generic core ([`fused`](super::fused)), one per width / Poly1305 backend and
 //! direction plus one for the AAD, `#[inline(never)]` so that each is one named symbol for
 //! `cargo xtask asm` (ymm / VEX only in avx2, zmm in avx512 and avx512ifma, `vpmadd52luq` in
-//! avx512ifma, `vzeroupper` before `ret`, no `call`) and `cargo xtask emu`.
+//! avx512ifma, `vzeroupper` before `ret`, no `call`) and `cargo xtask emu`; and one
+//! whole-seal entry per width that derives the one-time key in its first batch
+//! ([`seal_keyed`]).
 //!
 //! Arguments are plain arrays and pointers: the ChaCha20 state words, the clamped `r` as
 //! `[r0, r1, r1 + r1 / 4]` (64-bit limbs), the powers `r^1..r^8` in radix 2^26 (or
@@ -10,7 +12,7 @@
 //! themselves when the text is long enough for the vector path, else take the scalar
 //! step), the Poly1305 sum as three 64-bit limbs.
 
-use super::fused::{absorb_padded, crypt};
+use super::fused::{absorb_padded, crypt, seal_keyed};
 use crate::poly1305::simd::ifma::Lanes44;
 use crate::poly1305::simd::scalar::{Acc, R64};
 use crate::poly1305::simd::vec26::Lanes26;
@@ -30,7 +32,8 @@ fn r64(r: &RLimbs) -> R64 {
 }
 
 macro_rules! entries {
-    ($($(#[$doc:meta])* $features:literal, $v:ty, $p:ty => $enc:ident, $dec:ident, $aad:ident;)*) => {$(
+    ($($(#[$doc:meta])* $features:literal, $v:ty, $p:ty => $enc:ident, $dec:ident, $aad:ident,
+        $seal:ident;)*) => {$(
         $(#[$doc])*
         /// Encrypts `len` bytes from `src` into `dst` and absorbs the ciphertext (the last
         /// partial block zero-padded) into `h`; advances the counter in `s[12]`.
@@ -93,18 +96,52 @@ macro_rules! entries {
             unsafe { absorb_padded::<$p>(&mut acc, &r64(r), pow, p, len) };
             *h = acc.h;
         }
+
+        $(#[$doc])*
+        /// A whole seal from the request's state at block 0 (`s[12] == 0`): the one-time
+        /// key from the first batch, the AAD (`aad_len` bytes at `aad`), `len` bytes from
+        /// `src` encrypted into `dst` (at least `raw::SEAL_MIN_AVX2` or `SEAL_MIN_ZMM` for
+        /// the width) and absorbed. Writes `r`, the key's `s` half and the sum `h` for the
+        /// tag; advances the counter in `s[12]`.
+        ///
+        /// # Safety
+        /// `aad` readable for `aad_len` bytes; `src` readable and `dst` writable for `len`
+        /// bytes, equal or disjoint, `len` at least the width's minimum; the CPU has this
+        /// function's features; `1 + ceil(len / 64) <= 2^32`.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $seal(
+            s: &mut [u32; 16],
+            r: &mut RLimbs,
+            tag_s: &mut [u8; 16],
+            h: &mut [u64; 3],
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            let mut r64 = R64 { r0: 0, r1: 0, s1: 0 };
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                seal_keyed::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len)
+            };
+            *r = [r64.r0, r64.r1, r64.s1];
+            zeroize::Zeroize::zeroize(&mut r64);
+        }
     )*};
 }
 
 entries! {
     /// `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
     "avx,avx2", Ymm<Vex>, Lanes26<Ymm<Vex>> => rfc7539_enc_avx2, rfc7539_dec_avx2,
-        rfc7539_aad_avx2;
+        rfc7539_aad_avx2, rfc7539_seal_avx2;
     /// `rfc7539-chacha20-poly1305-avx512`: zmm, Poly1305 in radix 2^26.
     "avx,avx2,avx512f,avx512bw,avx512vl", Zmm, Lanes26<Zmm> => rfc7539_enc_avx512,
-        rfc7539_dec_avx512, rfc7539_aad_avx512;
+        rfc7539_dec_avx512, rfc7539_aad_avx512, rfc7539_seal_avx512;
     /// `rfc7539-chacha20-poly1305-avx512ifma`: zmm, Poly1305 in radix 2^44 on the 52-bit
     /// multiply-adds.
     "avx,avx2,avx512f,avx512bw,avx512vl,avx512ifma", Zmm, Lanes44 => rfc7539_enc_avx512ifma,
-        rfc7539_dec_avx512ifma, rfc7539_aad_avx512ifma;
+        rfc7539_dec_avx512ifma, rfc7539_aad_avx512ifma, rfc7539_seal_avx512ifma;
 }

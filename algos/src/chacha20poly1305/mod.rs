@@ -79,6 +79,12 @@ pub mod raw {
         (s, [r.r0, r.r1, r.s1], super::powers(&r), tag_s)
     }
 
+    /// The shortest text of the avx2 whole-seal entry (`rfc7539_seal_avx2`).
+    pub const SEAL_MIN_AVX2: usize =
+        super::fused::keyed_min::<crate::x86::vector::Ymm<crate::x86::vector::Vex>>();
+    /// The shortest text of the zmm whole-seal entries (`rfc7539_seal_avx512*`).
+    pub const SEAL_MIN_ZMM: usize = super::fused::keyed_min::<crate::x86::vector::Zmm>();
+
     /// The tag from a Poly1305 sum after AAD and text: the length block, the reduction,
     /// `s`.
     pub fn finish(r: &RLimbs, s: &[u8; 16], h: [u64; 3], aad: usize, text: usize) -> [u8; 16] {
@@ -105,6 +111,17 @@ pub(crate) enum Width {
 type CryptFn =
     unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
 type AadFn = unsafe fn(&RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, usize);
+type SealFn = unsafe fn(
+    &mut [u32; 16],
+    &mut RLimbs,
+    &mut [u8; 16],
+    &mut [u64; 3],
+    *const u8,
+    usize,
+    *const u8,
+    *mut u8,
+    usize,
+);
 
 /// The ChaCha20 keystream entry of a width (`chacha20::simd`): the avx2 driver's ymm
 /// one, the avx512 driver's zmm one (whose short tails run on EVEX ymm / xmm).
@@ -132,6 +149,15 @@ impl Width {
         let (r, tag_s) = one_time_key(&block0[..]);
         block0.zeroize();
         (s, r, tag_s)
+    }
+
+    /// The whole-seal entry ([`fused::seal_keyed`]) and the shortest text it takes.
+    fn seal_entry(self) -> (SealFn, usize) {
+        match self {
+            Width::Avx2(_) => (entry::rfc7539_seal_avx2, raw::SEAL_MIN_AVX2),
+            Width::Avx512(_) => (entry::rfc7539_seal_avx512, raw::SEAL_MIN_ZMM),
+            Width::Avx512Ifma(_) => (entry::rfc7539_seal_avx512ifma, raw::SEAL_MIN_ZMM),
+        }
     }
 
     fn entries(self) -> (CryptFn, CryptFn, AadFn) {
@@ -326,6 +352,41 @@ impl ChaChaPolySimd {
     /// The whole one-shot request in place: derive, AAD, one fused pass, tag. `nonce`
     /// and the lengths passed [`check`](Self::check).
     fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
+        let (seal, keyed_min) = self.width.seal_entry();
+        if encrypt && data.len() >= keyed_min {
+            // The key from the first batch (`fused::seal_keyed`).
+            let mut s = state0(&self.key, nonce);
+            let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
+            let p = data.as_mut_ptr();
+            // SAFETY: the token in `self.width` proves the entry's features; `aad` is
+            // readable, `data` readable and writable (in place) and at least the entry's
+            // minimum; the counter room was checked; `s` is at block 0.
+            unsafe {
+                seal(
+                    &mut s,
+                    &mut rl,
+                    &mut tag_s,
+                    &mut h,
+                    aad.as_ptr(),
+                    aad.len(),
+                    p,
+                    p,
+                    data.len(),
+                )
+            };
+            let mut r = R64 {
+                r0: rl[0],
+                r1: rl[1],
+                s1: rl[2],
+            };
+            let t = tag(&r, &tag_s, Acc { h }, aad.len(), data.len());
+            s.zeroize();
+            rl.zeroize();
+            r.zeroize();
+            h.zeroize();
+            tag_s.zeroize();
+            return t;
+        }
         let (mut s, r, tag_s) = self.width.derive(&self.key, nonce);
         // Only a long AAD needs the powers before the text: the text's entry computes
         // them itself, an encryption's during its first ChaCha20 batch (`fused`).

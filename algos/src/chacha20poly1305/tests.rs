@@ -128,6 +128,9 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
         // A whole batch, then a tail on each kernel the stitched tail can take: the zmm
         // vertical batch (over 512 bytes), the ymm one (257 to 512), horizontal (up to 256).
         1624, 1324, 1124, 3772,
+        // Around the whole seal's first batch (key block + 7 or 15 text blocks) and one
+        // batch after it: ymm 448, zmm 960, 960 + 1024.
+        447, 448, 449, 959, 960, 961, 1983, 1984, 1985, 1472, 1473,
     ] {
         for a in [0, 1, 12, 16, 255, 256, 300] {
             v.push((a, t));
@@ -293,5 +296,83 @@ fn ifma_token_covers_the_zmm_chacha20_core() {
             Avx512Ifma::FEATURES.contains(f),
             "Avx512Ifma lacks {f:?}, which the zmm ChaCha20 entries need"
         );
+    }
+}
+
+/// The whole-seal entries (`rfc7539_seal_*`) called directly, in place and out of place at
+/// misaligned offsets (`seal` reaches them in place only): every text length from the
+/// entry's minimum to 130 bytes above it, both sides of the following batch boundaries,
+/// and random ones, each with AAD of 0, 17 and 300 bytes. Ciphertext and tag must match
+/// the generic template, the counter must end past the text, the source must be unchanged.
+#[test]
+fn whole_seal_entries_match_the_generic_template() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5ea1);
+    for (name, d) in drivers() {
+        let (seal, min) = d.width.seal_entry();
+        let mut lens: Vec<usize> = (min..=min + 130).collect();
+        for k in 1..4 {
+            let b = min + 1024 * k;
+            lens.extend([b - 65, b - 64, b - 1, b, b + 1, b + 64, b + 257]);
+        }
+        lens.extend((0..40).map(|_| rng.gen_range(min..6000)));
+        for &tlen in &lens {
+            for alen in [0, 17, 300] {
+                let key: [u8; 32] = rng.gen();
+                let nonce: [u8; 12] = rng.gen();
+                let mut aad = vec![0u8; alen];
+                rng.fill_bytes(&mut aad);
+                let mut pt = vec![0u8; tlen];
+                rng.fill_bytes(&mut pt);
+                let mut want = pt.clone();
+                let mut want_tag = [0u8; 16];
+                reference(&key)
+                    .seal(&nonce, &aad, &mut want, &mut want_tag)
+                    .unwrap();
+                let oop = rng.gen_bool(0.5);
+                let (so, doff) = (rng.gen_range(0..16), rng.gen_range(0..16));
+                let mut src = vec![0u8; tlen + 16];
+                src[so..so + tlen].copy_from_slice(&pt);
+                let mut dst = vec![0x5au8; tlen + 16];
+                let mut s = super::state0(&key, &nonce);
+                let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
+                let (sp, dp) = if oop {
+                    (src[so..].as_ptr(), dst[doff..].as_mut_ptr())
+                } else {
+                    let p = src[so..].as_mut_ptr();
+                    (p.cast_const(), p)
+                };
+                // SAFETY: the driver's token proves the entry's features; `tlen >= min`
+                // bytes at `sp` / `dp`, equal or disjoint; the AAD is readable; `s` is at
+                // block 0 and a few thousand bytes have counter room.
+                unsafe {
+                    seal(
+                        &mut s,
+                        &mut rl,
+                        &mut tag_s,
+                        &mut h,
+                        aad.as_ptr(),
+                        alen,
+                        sp,
+                        dp,
+                        tlen,
+                    )
+                };
+                let r = super::R64 {
+                    r0: rl[0],
+                    r1: rl[1],
+                    s1: rl[2],
+                };
+                let tag = super::tag(&r, &tag_s, super::Acc { h }, alen, tlen);
+                let what = format!("{name} whole seal alen={alen} tlen={tlen} oop={oop}");
+                let got = if oop {
+                    assert_eq!(&src[so..so + tlen], &pt[..], "{what}: source changed");
+                    &dst[doff..doff + tlen]
+                } else {
+                    &src[so..so + tlen]
+                };
+                assert_eq!((got, tag), (&want[..], want_tag), "{what}");
+                assert_eq!(s[12] as usize, 1 + tlen.div_ceil(64), "{what}: counter");
+            }
+        }
     }
 }

@@ -49,7 +49,8 @@ pub(crate) const DOUBLE_ROUNDS: usize = 10;
 /// `#[target_feature]` entry (a closure was not, and its intrinsics became calls).
 pub(crate) trait Interleave {
     /// Runs after quarter round `q` (0 to 7, a constant after inlining) of each double
-    /// round of one vertical kernel call, before that call stores anything: whatever it
+    /// round of one kernel call (a horizontal kernel runs 0 to 3 after its column round,
+    /// 4 to 7 after its diagonal one), before that call stores anything: whatever it
     /// reads from the call's `src` or `dst` range is still as the call found it.
     ///
     /// # Safety
@@ -122,15 +123,20 @@ unsafe fn xor_out<V: Word32Vec, const PARTIAL: bool>(
 /// the fused ChaCha20-Poly1305 core hangs the stages of its Poly1305 groups there, so that
 /// their multiply chains run beside the rounds' add / xor / rotate stream instead of after
 /// it (everyone else passes `()`, which compiles away).
+///
+/// With `KEYED`, the batch's first block is not XORed into anything: its keystream is the
+/// fused core's one-time Poly1305 key (block 0), and its first `V::BYTES` bytes are
+/// returned; the other blocks go to `src` / `dst` from offset 0 (`len` counts only them).
+/// Without it, the return value is meaningless.
 #[inline(always)]
-unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
+unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
     s: &[u32; 16],
     counter: u32,
     src: *const u8,
     dst: *mut u8,
     len: usize,
     between: &mut impl Interleave,
-) {
+) -> V {
     // SAFETY: target features per the module contract; `len` (or the whole batch) bytes
     // are valid at `src` / `dst` (caller), and `xor_out` keeps to them; `between` runs
     // under its own contract (the caller's), before the first store of this call.
@@ -177,19 +183,30 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool>(
         // For each j, lane_transpose yields blocks j, 4 + j, 8 + j, 12 + j (as many as
         // there are lanes) one after the other; vector m of that is at stream position
         // m * BYTES: block 4 * (pos / 64) + j, offset pos % 64 in it.
+        let mut key = x[0];
         for j in 0..4 {
             let r = V::lane_transpose([x[j], x[4 + j], x[8 + j], x[12 + j]]);
             for (m, rm) in r.into_iter().enumerate() {
                 let pos = m * V::BYTES;
                 let off = BLOCK * (4 * (pos / BLOCK) + j) + pos % BLOCK;
-                xor_out::<V, PARTIAL>(rm, src, dst, off, len);
+                if !KEYED {
+                    xor_out::<V, PARTIAL>(rm, src, dst, off, len);
+                } else if off >= BLOCK {
+                    xor_out::<V, PARTIAL>(rm, src, dst, off - BLOCK, len);
+                } else if off == 0 {
+                    key = rm;
+                }
             }
         }
+        key
     }
 }
 
 /// The keystream of `V::LANES` blocks from block `counter` in the horizontal layout,
-/// XORed from `src` into `dst` over the first `len <= 64 * V::LANES` bytes.
+/// XORed from `src` into `dst` over the first `len <= 64 * V::LANES` bytes. `between`
+/// runs as in [`vertical`], its quarters 0 to 3 after the column round and 4 to 7 after
+/// the diagonal one: these rounds are one dependency chain, whose latency the fused core's
+/// Poly1305 groups fill.
 #[inline(always)]
 unsafe fn horizontal<V: Word32Vec>(
     s: &[u32; 16],
@@ -197,6 +214,7 @@ unsafe fn horizontal<V: Word32Vec>(
     src: *const u8,
     dst: *mut u8,
     len: usize,
+    between: &mut impl Interleave,
 ) {
     // SAFETY: target features per the module contract; `len` bytes are valid at `src` /
     // `dst` (caller), and `xor_out` keeps to them.
@@ -209,11 +227,17 @@ unsafe fn horizontal<V: Word32Vec>(
         let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
         for _ in 0..DOUBLE_ROUNDS {
             quarter(&mut a, &mut b, &mut c, &mut d);
+            for q in 0..4 {
+                between.after_quarter(q);
+            }
             // Diagonals into columns: row b left by one word, c by two, d by three.
             b = b.shuffle32::<0x39>();
             c = c.shuffle32::<0x4e>();
             d = d.shuffle32::<0x93>();
             quarter(&mut a, &mut b, &mut c, &mut d);
+            for q in 4..8 {
+                between.after_quarter(q);
+            }
             b = b.shuffle32::<0x93>();
             c = c.shuffle32::<0x4e>();
             d = d.shuffle32::<0x39>();
@@ -241,7 +265,29 @@ pub(crate) unsafe fn batch_between<V: Word32Vec>(
     between: &mut impl Interleave,
 ) {
     // SAFETY: forwarded from this function's contract.
-    unsafe { vertical::<V, false>(s, s[12], src, dst, BLOCK * V::WORDS, between) }
+    unsafe { vertical::<V, false, false>(s, s[12], src, dst, BLOCK * V::WORDS, between) };
+}
+
+/// Keystream block 0 of state `s` (whose counter word is 0) and blocks 1 to
+/// `V::WORDS - 1` in one vertical batch: the latter XORed from `src` into `dst` (their
+/// `64 * (V::WORDS - 1)` bytes), the former returned, its first `V::BYTES` bytes (the
+/// one-time Poly1305 key is the first 32). The fused ChaCha20-Poly1305 seal derives its
+/// key this way instead of with a block of its own ahead of the text, whose rounds are one
+/// long dependency chain. `between` runs as for [`batch_between`]. The counter is not
+/// written back.
+///
+/// # Safety
+/// As for [`chacha20_xor`] with `len = 64 * (V::WORDS - 1)` and `s[12] == 0`, and
+/// [`Interleave::after_quarter`]'s contract for `between`.
+#[inline(always)]
+pub(crate) unsafe fn key_batch_between<V: Word32Vec>(
+    s: &[u32; 16],
+    src: *const u8,
+    dst: *mut u8,
+    between: &mut impl Interleave,
+) -> V {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { vertical::<V, false, true>(s, s[12], src, dst, BLOCK * (V::WORDS - 1), between) }
 }
 
 /// XORs the ChaCha20 keystream of state `s` (constants, key, block counter in word 12,
@@ -264,11 +310,11 @@ pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
     unsafe { chacha20_xor_between::<V>(s, src, dst, len, &mut ()) }
 }
 
-/// [`chacha20_xor`] with `between` hung between the quarter rounds of the vertical kernel
-/// that takes the request's last partial batch (the whole batches before it run without
-/// it and have stored by then; the few blocks the horizontal kernels take run without it
-/// too). The fused ChaCha20-Poly1305 core calls it for a text's tail, shorter than a
-/// batch, with the Poly1305 groups still queued.
+/// [`chacha20_xor`] with `between` hung between the quarter rounds of the kernel that
+/// takes the request's last partial batch, vertical or horizontal (the whole batches
+/// before it run without it and have stored by then). The fused ChaCha20-Poly1305 core
+/// calls it for a text's tail, shorter than a batch, with the Poly1305 groups still
+/// queued.
 ///
 /// # Safety
 /// As for [`chacha20_xor`], and [`Interleave::after_quarter`]'s contract for `between`.
@@ -290,7 +336,7 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
     // contract (the narrower types' features are a subset of `V`'s).
     unsafe {
         while left >= batch {
-            vertical::<V, false>(s, counter, src, dst, batch, &mut ());
+            vertical::<V, false, false>(s, counter, src, dst, batch, &mut ());
             counter = counter.wrapping_add(V::WORDS as u32);
             src = src.add(batch);
             dst = dst.add(batch);
@@ -300,11 +346,11 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
             return;
         }
         if left > batch / 2 {
-            vertical::<V, true>(s, counter, src, dst, left, between);
+            vertical::<V, true, false>(s, counter, src, dst, left, between);
             return;
         }
         if N::<V>::WORDS < V::WORDS && left > BLOCK * N::<V>::WORDS / 2 {
-            vertical::<N<V>, true>(s, counter, src, dst, left, between);
+            vertical::<N<V>, true, false>(s, counter, src, dst, left, between);
             return;
         }
         // At most a few blocks: horizontal, the narrowest type whose lanes cover them.
@@ -319,11 +365,11 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
             };
             let n = left.min(BLOCK * lanes);
             if lanes == V::LANES {
-                horizontal::<V>(s, counter, src, dst, n);
+                horizontal::<V>(s, counter, src, dst, n, between);
             } else if lanes == N::<V>::LANES {
-                horizontal::<N<V>>(s, counter, src, dst, n);
+                horizontal::<N<V>>(s, counter, src, dst, n, between);
             } else {
-                horizontal::<NN<V>>(s, counter, src, dst, n);
+                horizontal::<NN<V>>(s, counter, src, dst, n, between);
             }
             counter = counter.wrapping_add(lanes as u32);
             src = src.add(n);

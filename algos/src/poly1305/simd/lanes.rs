@@ -27,7 +27,8 @@ pub(crate) trait PolyLanes: Sized {
     const BLOCKS: usize;
 
     /// Starts a pass with the group of [`BLOCKS`](Self::BLOCKS) blocks at `p`, `acc`
-    /// entering lane 0; `pow[k]` is `r^(k+1)`.
+    /// entering lane 0; `pow[k]` is `r^(k+1)`. Reads `pow[BLOCKS - 1]` only: the fused
+    /// core starts a pass before it has computed the other powers.
     ///
     /// # Safety
     /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features.
