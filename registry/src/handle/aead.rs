@@ -190,7 +190,9 @@ impl Aead {
     }
 
     /// Seals from `src` pieces into `dst` pieces (out of place; the lists may be divided
-    /// differently but must hold the same number of bytes).
+    /// differently but must hold the same number of bytes). One piece each of at most
+    /// 2048 bytes (and at most one AAD piece) is copied into `dst` and sealed there by the
+    /// driver's one-shot call; anything else goes through the segment walker.
     pub fn seal_to(
         &self,
         nonce: &[u8],
@@ -201,6 +203,11 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
+        if let Some((a, d)) = one_piece_each(aad, src, dst, len) {
+            // A short single-piece request: copied, then the driver's one-shot call in
+            // place, which costs less than the segment walker's calls.
+            return self.imp.seal(nonce, a, d, tag);
+        }
         aead_walk(
             self.imp.as_ref(),
             Direction::Encrypt,
@@ -213,7 +220,8 @@ impl Aead {
     }
 
     /// Opens from `src` pieces into `dst` pieces; on failure every piece of `dst` is
-    /// wiped (`src` is left as it was).
+    /// wiped (`src` is left as it was). Short single pieces take the copy and the one-shot
+    /// call as in [`seal_to`](Self::seal_to).
     pub fn open_to(
         &self,
         nonce: &[u8],
@@ -224,15 +232,20 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
-        let r = aead_walk(
-            self.imp.as_ref(),
-            Direction::Decrypt,
-            nonce,
-            aad,
-            Segs::Split { src, dst },
-            len,
-            TagOp::Verify(tag),
-        );
+        let r = match one_piece_each(aad, src, dst, len) {
+            // As in `seal_to`; the driver wipes the copy when the tag does not match, and
+            // so does the line below.
+            Some((a, d)) => self.imp.open(nonce, a, d, tag),
+            None => aead_walk(
+                self.imp.as_ref(),
+                Direction::Decrypt,
+                nonce,
+                aad,
+                Segs::Split { src, dst },
+                len,
+                TagOp::Verify(tag),
+            ),
+        };
         if r.is_err() {
             wipe(dst);
         }
@@ -252,6 +265,38 @@ impl Aead {
             return Err(Error::LengthMismatch { src: s, dst: d });
         }
         Ok(s)
+    }
+}
+
+/// The longest out-of-place request `seal_to` / `open_to` copy into the output and then
+/// run in place through the driver's one-shot call: below it the segment walker's
+/// per-call costs outweigh the copy; above it the fused drivers' out-of-place streaming
+/// calls save the copy's pass over the data.
+const COPY_IN_PLACE_MAX: usize = 2048;
+
+/// For a request of `len <= COPY_IN_PLACE_MAX` bytes with at most one AAD piece and one
+/// source and one destination piece (of equal length, checked by the caller): the AAD and
+/// the destination, holding a copy of the source.
+fn one_piece_each<'a, 'b>(
+    aad: &[&'a [u8]],
+    src: &[&[u8]],
+    dst: &'b mut [&mut [u8]],
+    len: usize,
+) -> Option<(&'a [u8], &'b mut [u8])> {
+    if len > COPY_IN_PLACE_MAX {
+        return None;
+    }
+    let a: &[u8] = match aad {
+        [] => &[],
+        [a] => a,
+        _ => return None,
+    };
+    match (src, dst) {
+        ([s], [d]) => {
+            d.copy_from_slice(s);
+            Some((a, &mut **d))
+        }
+        _ => None,
     }
 }
 
