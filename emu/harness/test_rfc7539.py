@@ -82,8 +82,9 @@ def main():
     passed = failed = 0
     per_driver = {}
 
-    def run(num, decrypt, key, nonce, aad, data, with_pow, oop):
-        """Runs one request under emulation; returns (output bytes, tag)."""
+    def request(key, nonce, aad, data, oop, call):
+        """Sets one request up (setup, AAD, source and destination at random offsets),
+        runs `call(src, dst, n)` under emulation and returns (output bytes, tag)."""
         lib.cryptoreg_emu_rfc7539_setup(key, nonce, state, rbuf, powbuf, sbuf)
         ctypes.memset(hbuf, 0, 24)
         ctypes.memmove(aad_buf, aad, len(aad))
@@ -93,34 +94,30 @@ def main():
         ctypes.memmove(src, data, n)
         if oop:
             ctypes.memmove(dst, bytes((i * 7 + 1) & 0xFF for i in range(n)), n)
-        emu.call(fn, num, decrypt, state, rbuf, powbuf if with_pow else 0, hbuf, aad_buf,
-                 len(aad), src, dst, n)
+        call(src, dst, n)
         if oop and ctypes.string_at(src, n) != data:
             raise GuestError("the source buffer changed")
         lib.cryptoreg_emu_rfc7539_finish(rbuf, sbuf, hbuf, len(aad), n, tag_buf)
         return ctypes.string_at(dst, n), tag_buf.raw[:16]
 
+    def run(num, decrypt, key, nonce, aad, data, with_pow, oop):
+        """Runs one request through the AAD and text entries; returns (output, tag)."""
+        return request(key, nonce, aad, data, oop, lambda src, dst, n: emu.call(
+            fn, num, decrypt, state, rbuf, powbuf if with_pow else 0, hbuf, aad_buf,
+            len(aad), src, dst, n))
+
     def run_seal(num, key, nonce, aad, data, oop):
-        """The whole-seal entry under emulation; returns (ciphertext, tag)."""
-        lib.cryptoreg_emu_rfc7539_setup(key, nonce, state, rbuf, powbuf, sbuf)
-        # The entry must write r and s itself: clear what setup wrote.
-        ctypes.memset(rbuf, 0, 24)
-        ctypes.memset(sbuf, 0, 16)
-        ctypes.memset(hbuf, 0xA5, 24)
-        ctypes.memmove(aad_buf, aad, len(aad))
-        n = len(data)
-        dst = work + rng.randrange(16)
-        src = work_src + rng.randrange(16) if oop else dst
-        ctypes.memmove(src, data, n)
-        if oop:
-            ctypes.memmove(dst, bytes((i * 7 + 1) & 0xFF for i in range(n)), n)
-        rc = emu.call(seal_fn, num, state, rbuf, sbuf, hbuf, aad_buf, len(aad), src, dst, n) & 0xFFFF_FFFF
-        if rc != 0:
-            raise GuestError(f"the whole-seal entry refused {n} bytes (returned {rc})")
-        if oop and ctypes.string_at(src, n) != data:
-            raise GuestError("the source buffer changed")
-        lib.cryptoreg_emu_rfc7539_finish(rbuf, sbuf, hbuf, len(aad), n, tag_buf)
-        return ctypes.string_at(dst, n), tag_buf.raw[:16]
+        """The whole-seal entry; returns (ciphertext, tag)."""
+        def call(src, dst, n):
+            # The entry must write r, s and h itself: spoil what setup wrote.
+            ctypes.memset(rbuf, 0, 24)
+            ctypes.memset(sbuf, 0, 16)
+            ctypes.memset(hbuf, 0xA5, 24)
+            rc = emu.call(seal_fn, num, state, rbuf, sbuf, hbuf, aad_buf, len(aad), src, dst,
+                          n) & 0xFFFF_FFFF
+            if rc != 0:
+                raise GuestError(f"the whole-seal entry refused {n} bytes (returned {rc})")
+        return request(key, nonce, aad, data, oop, call)
 
     def check(label, got, want, quiet=False):
         nonlocal passed, failed
