@@ -23,7 +23,8 @@ pub type RLimbs = [u64; 3];
 /// `r^1..r^8` in radix 2^26.
 pub type Powers = [[u64; 5]; 8];
 
-fn r64(r: &RLimbs) -> R64 {
+/// `r` as the entries take it, back in the form the Poly1305 code uses.
+pub(crate) fn r64(r: &RLimbs) -> R64 {
     R64 {
         r0: r[0],
         r1: r[1],
@@ -122,7 +123,7 @@ macro_rules! entries {
             dst: *mut u8,
             len: usize,
         ) {
-            let mut r64 = R64 { r0: 0, r1: 0, s1: 0 };
+            let mut r64 = R64::default();
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
                 seal_keyed::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len)

@@ -470,11 +470,8 @@ pub(crate) unsafe fn seal_keyed<V: Word32Vec, P: PolyLanes>(
     unsafe {
         key_batch_between::<V>(s, src, dst, &mut ()).store(key.as_mut_ptr());
         s[12] = V::WORDS as u32;
-        let mut rb = [0u8; 16];
-        rb.copy_from_slice(&key[..16]);
-        let mut r = R64::from_key(&rb);
-        tag_s.copy_from_slice(&key[16..32]);
-        zeroize::Zeroize::zeroize(&mut rb);
+        let mut r;
+        (r, *tag_s) = super::one_time_key(&key);
         zeroize::Zeroize::zeroize(&mut key);
         let mut acc = Acc::default();
         let mut st = Stitch::<P>::new(Powers::squares(&r));

@@ -88,12 +88,10 @@ pub mod raw {
     /// The tag from a Poly1305 sum after AAD and text: the length block, the reduction,
     /// `s`.
     pub fn finish(r: &RLimbs, s: &[u8; 16], h: [u64; 3], aad: usize, text: usize) -> [u8; 16] {
-        let r = crate::poly1305::simd::scalar::R64 {
-            r0: r[0],
-            r1: r[1],
-            s1: r[2],
-        };
-        super::tag(&r, s, crate::poly1305::simd::scalar::Acc { h }, aad, text)
+        let mut r = super::entry::r64(r);
+        let t = super::tag(&r, s, crate::poly1305::simd::scalar::Acc { h }, aad, text);
+        zeroize::Zeroize::zeroize(&mut r);
+        t
     }
 }
 
@@ -189,7 +187,9 @@ fn state0(key: &[u8; 32], nonce: &[u8; 12]) -> [u32; 16] {
 }
 
 /// The clamped `r` and the `s` of the one-time Poly1305 key, from the first 32 bytes of
-/// keystream block 0.
+/// keystream block 0. Inlined, so that a `#[target_feature]` entry that calls it with a
+/// fixed-size block keeps no bounds-check call (`cargo xtask asm`).
+#[inline(always)]
 fn one_time_key(block0: &[u8]) -> (R64, [u8; 16]) {
     let mut rb = [0u8; 16];
     rb.copy_from_slice(&block0[..16]);
@@ -374,15 +374,9 @@ impl ChaChaPolySimd {
                     data.len(),
                 )
             };
-            let mut r = R64 {
-                r0: rl[0],
-                r1: rl[1],
-                s1: rl[2],
-            };
-            let t = tag(&r, &tag_s, Acc { h }, aad.len(), data.len());
+            let t = raw::finish(&rl, &tag_s, h, aad.len(), data.len());
             s.zeroize();
             rl.zeroize();
-            r.zeroize();
             h.zeroize();
             tag_s.zeroize();
             return t;

@@ -357,12 +357,7 @@ fn whole_seal_entries_match_the_generic_template() {
                         tlen,
                     )
                 };
-                let r = super::R64 {
-                    r0: rl[0],
-                    r1: rl[1],
-                    s1: rl[2],
-                };
-                let tag = super::tag(&r, &tag_s, super::Acc { h }, alen, tlen);
+                let tag = super::raw::finish(&rl, &tag_s, h, alen, tlen);
                 let what = format!("{name} whole seal alen={alen} tlen={tlen} oop={oop}");
                 let got = if oop {
                     assert_eq!(&src[so..so + tlen], &pt[..], "{what}: source changed");

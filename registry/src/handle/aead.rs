@@ -138,10 +138,8 @@ impl Aead {
     ) -> Result<()> {
         self.check(nonce, tag.len())?;
         self.common.count(total_len_ro(aad) + total_len(data));
-        match (aad, &mut *data) {
-            ([], [one]) => return self.imp.seal(nonce, &[], one, tag),
-            ([a], [one]) => return self.imp.seal(nonce, a, one, tag),
-            _ => {}
+        if let (Some(a), [one]) = (one_aad(aad), &mut *data) {
+            return self.imp.seal(nonce, a, one, tag);
         }
         let len = total_len(data);
         let segs = Segs::InPlace(data);
@@ -167,9 +165,8 @@ impl Aead {
     ) -> Result<()> {
         self.check(nonce, tag.len())?;
         self.common.count(total_len_ro(aad) + total_len(data));
-        let r = match (aad, &mut *data) {
-            ([], [one]) => self.imp.open(nonce, &[], one, tag),
-            ([a], [one]) => self.imp.open(nonce, a, one, tag),
+        let r = match (one_aad(aad), &mut *data) {
+            (Some(a), [one]) => self.imp.open(nonce, a, one, tag),
             _ => {
                 let len = total_len(data);
                 aead_walk(
@@ -286,16 +283,20 @@ fn one_piece_each<'a, 'b>(
     if len > COPY_IN_PLACE_MAX {
         return None;
     }
-    let a: &[u8] = match aad {
-        [] => &[],
-        [a] => a,
-        _ => return None,
-    };
-    match (src, dst) {
-        ([s], [d]) => {
+    match (one_aad(aad), src, dst) {
+        (Some(a), [s], [d]) => {
             d.copy_from_slice(s);
             Some((a, &mut **d))
         }
+        _ => None,
+    }
+}
+
+/// The AAD as one slice when it is in at most one piece (the one-shot calls' form).
+fn one_aad<'a>(aad: &[&'a [u8]]) -> Option<&'a [u8]> {
+    match aad {
+        [] => Some(&[]),
+        [a] => Some(a),
         _ => None,
     }
 }
