@@ -292,3 +292,33 @@ pub(crate) fn refusals_are_errors(mut d: Box<dyn AeadImpl>) {
         Err(Error::InvalidLength { .. })
     ));
 }
+
+/// The one-shot `seal` writes exactly the authsize bytes of the tag (the bytes after the
+/// tag slice, here the rest of a larger buffer, stay untouched) and takes `J0` from the
+/// 12-byte nonce alone (what follows the nonce in memory changes nothing).
+pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x7461_675f_6c65_6e73);
+    for authsize in [4, 8, 12, 13, 14, 15, 16] {
+        let key: [u8; 16] = rng.gen();
+        d.set_key(&key).unwrap();
+        let mut nonce_buf: [u8; 16] = rng.gen();
+        let pt: Vec<u8> = (0..rng.gen_range(0..300)).map(|_| rng.gen()).collect();
+        let (ct, full) = reference(&key, &nonce_buf[..12], b"ad", &pt);
+        for tail in [0u8, 0xff] {
+            nonce_buf[12..].fill(tail);
+            let mut data = pt.clone();
+            let mut out = [0xa5u8; 32];
+            d.seal(&nonce_buf[..12], b"ad", &mut data, &mut out[..authsize])
+                .unwrap();
+            assert_eq!(data, ct, "authsize {authsize}");
+            assert_eq!(out[..authsize], full[..authsize], "authsize {authsize}");
+            assert!(
+                out[authsize..].iter().all(|&b| b == 0xa5),
+                "authsize {authsize}: wrote past the tag"
+            );
+            d.open(&nonce_buf[..12], b"ad", &mut data, &out[..authsize])
+                .unwrap();
+            assert_eq!(data, pt, "authsize {authsize}: open");
+        }
+    }
+}

@@ -412,8 +412,9 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
 /// A whole GCM request with the fused entry of `driver` (0 = `gcm-aes-vaes-avx2`, 1 =
 /// `_avx10_256`, 2 = `_avx10_512`), the one `seal` / `open` use: from `src` into `dst`
 /// (`len` bytes, the same pointer or disjoint), the full 16-byte tag (computed over the
-/// ciphertext) into `tag`. `rk` is the encryption schedule, `j0` the 16-byte J0. Runs
-/// under emulation.
+/// ciphertext) into `tag`. `rk` is the encryption schedule, `j0` the 16-byte J0, of which
+/// the entries read the first 12 bytes (the nonce: they build J0 themselves). Runs under
+/// emulation.
 ///
 /// # Safety
 /// `rk` readable for 240 bytes, `powers` for [`GHASH_POWERS_BYTES`], `j0` for 16, `aad`
@@ -445,12 +446,20 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             } else {
                 sse::gcm_seal_aesni
             };
-            let mut t = [0u8; 16];
             let powers = clmul_powers_at(powers);
             f(
-                keys, rounds, powers, &j0, aad, aad_len, src, dst, len, &mut t,
+                keys,
+                rounds,
+                powers,
+                j0.as_ptr(),
+                aad,
+                aad_len,
+                src,
+                dst,
+                len,
+                tag,
+                16,
             );
-            tag.cast::<[u8; 16]>().write_unaligned(t);
             return;
         }
         let powers = powers_at(powers);
@@ -463,11 +472,21 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             (2, true) => raw::gcm_open_vaes_avx10_512,
             _ => return,
         };
-        let mut t = [0u8; 16];
+        // The entries take the 12-byte nonce (the first 12 bytes of J0; they append the
+        // 32-bit 1 themselves).
         f(
-            keys, rounds, powers, &j0, aad, aad_len, src, dst, len, &mut t,
+            keys,
+            rounds,
+            powers,
+            j0.as_ptr(),
+            aad,
+            aad_len,
+            src,
+            dst,
+            len,
+            tag,
+            16,
         );
-        tag.cast::<[u8; 16]>().write_unaligned(t);
     }
 }
 

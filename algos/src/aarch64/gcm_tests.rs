@@ -37,6 +37,13 @@ fn refusals_are_errors() {
     }
 }
 
+#[test]
+fn writes_exactly_the_tag() {
+    if let Some(d) = driver() {
+        shared::writes_exactly_the_tag(d);
+    }
+}
+
 /// The overlapping tail (`Gcm::tail_overlapped`): a whole text in one streaming call, in
 /// place and out of place into a destination full of other bytes, for every length with
 /// a partial last block from 17 to 200, both directions, against the reference.

@@ -219,7 +219,7 @@ pub(crate) unsafe fn load_lt16(p: *const u8, n: usize) -> __m128i {
 
 /// Stores the first `n < 16` bytes of `v` at `p`, through general registers. SSE2 only.
 #[inline(always)]
-pub(super) unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
+pub(crate) unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
     // SAFETY: `n` bytes at `p` are writable (caller); the pieces stay below `n`; SSE2 is
     // part of x86_64 (the high qword comes down with `punpckhqdq`, not SSE4.1's `pextrq`,
     // so an SSSE3-only entry can use this).

@@ -37,7 +37,7 @@ use crate::ghash::clmulni::ghash_clmulni;
 use crate::ghash::clmulni::xmm::{Clmul, HPowers, GROUP};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNiPclmul;
-use crate::x86::vector::load_lt16;
+use crate::x86::vector::{load_lt16, store_lt16};
 
 const DRIVER: &str = "gcm-aes-aesni";
 
@@ -125,6 +125,32 @@ impl<'a> Gcm<'a> {
     ) -> Gcm<'a> {
         let word =
             |i: usize| i32::from_le_bytes([j0[4 * i], j0[4 * i + 1], j0[4 * i + 2], j0[4 * i + 3]]);
+        Gcm {
+            // SAFETY: the caller's contract: AES-NI is enabled here.
+            k: unsafe { Keys::enc_bytes(keys, rounds) },
+            // SAFETY: the caller's contract: PCLMULQDQ, SSSE3 and SSE2 are enabled here.
+            c: unsafe { Clmul::new() },
+            powers,
+            nonce: [word(0), word(1), word(2)],
+        }
+    }
+
+    /// As [`Gcm::new`], with the nonce words read from the caller's 12-byte nonce: the
+    /// one-shot entries start from it rather than from a `J0` block the driver built in
+    /// memory byte by byte (reading that back as one block missed store forwarding on
+    /// every request).
+    ///
+    /// # Safety
+    /// As [`Gcm::new`], and 12 readable bytes at `nonce`.
+    #[inline(always)]
+    unsafe fn from_nonce(
+        keys: &'a RoundKeyBytes,
+        rounds: usize,
+        powers: &'a HPowers,
+        nonce: *const u8,
+    ) -> Gcm<'a> {
+        // SAFETY: 12 readable bytes at `nonce` (caller), read as three unaligned words.
+        let word = |i: usize| unsafe { nonce.add(4 * i).cast::<i32>().read_unaligned() };
         Gcm {
             // SAFETY: the caller's contract: AES-NI is enabled here.
             k: unsafe { Keys::enc_bytes(keys, rounds) },
@@ -281,13 +307,20 @@ impl<'a> Gcm<'a> {
         y
     }
 
-    /// The full 16-byte tag: GHASH of the length block, masked with E(K, J0).
+    /// The full 16-byte tag: GHASH of the length block, masked with E(K, J0), where
+    /// `J0 = nonce || 1` is built in a register (12-byte nonces only).
     #[inline(always)]
-    fn tag(&self, y: __m128i, j0: &[u8; 16], aad_len: u64, text_len: u64) -> [u8; 16] {
+    fn tag_block(&self, y: __m128i, aad_len: u64, text_len: u64) -> __m128i {
         let y = self.hash(y, &gcm_len_block(aad_len, text_len));
-        let s = self.k.encrypt1(load(j0));
+        let s = self.k.encrypt1(self.ctr_block(1));
+        xor(self.c.bswap(y), s)
+    }
+
+    /// [`Gcm::tag_block`] as bytes.
+    #[inline(always)]
+    fn tag(&self, y: __m128i, aad_len: u64, text_len: u64) -> [u8; 16] {
         let mut tag = [0u8; 16];
-        store(&mut tag, xor(self.c.bswap(y), s));
+        store(&mut tag, self.tag_block(y, aad_len, text_len));
         tag
     }
 }
@@ -411,14 +444,16 @@ pub unsafe fn gcm_tag_aesni(
 ) {
     // SAFETY: compiled with the features `Gcm` needs, present per this function's contract.
     let g = unsafe { Gcm::new(keys, rounds, powers, j0) };
-    *tag = g.tag(g.c.load_block(acc), j0, aad_len, text_len);
+    *tag = g.tag(g.c.load_block(acc), aad_len, text_len);
 }
 
-/// A whole encryption (the one-shot `seal`): AAD, text from `J0 + 1` from `src` into
-/// `dst`, lengths, and the full 16-byte tag into `tag`. As [`gcm_enc_aesni`] otherwise.
+/// A whole encryption (the one-shot `seal`): AAD, text from `J0 + 1` (`J0` = the 12-byte
+/// `nonce` then `00 00 00 01`) from `src` into `dst`, lengths, and the first `tag_len`
+/// bytes of the tag into `tag`. As [`gcm_enc_aesni`] otherwise.
 ///
 /// # Safety
-/// `aad` is valid for reads of `aad_len` bytes; otherwise as [`gcm_enc_aesni`].
+/// `nonce` is valid for reads of 12 bytes, `aad` of `aad_len` bytes, `tag` for writes of
+/// `tag_len <= 16` bytes; otherwise as [`gcm_enc_aesni`].
 #[inline(never)]
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
 #[allow(clippy::too_many_arguments)]
@@ -426,24 +461,26 @@ pub unsafe fn gcm_seal_aesni(
     keys: &RoundKeyBytes,
     rounds: usize,
     powers: &HPowers,
-    j0: &[u8; 16],
+    nonce: *const u8,
     aad: *const u8,
     aad_len: usize,
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    tag: &mut [u8; 16],
+    tag: *mut u8,
+    tag_len: usize,
 ) {
     // SAFETY: forwarded from this function's contract.
     unsafe {
         one_shot(
-            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, true,
+            keys, rounds, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, true,
         )
     }
 }
 
-/// A whole decryption (the one-shot `open`): decrypts into `dst` and writes the full
-/// expected tag into `tag`; the caller compares it and wipes `dst` on a mismatch.
+/// A whole decryption (the one-shot `open`): decrypts into `dst` and writes the first
+/// `tag_len` bytes of the expected tag into `tag`; the caller compares them and wipes `dst`
+/// on a mismatch.
 ///
 /// # Safety
 /// As [`gcm_seal_aesni`].
@@ -454,18 +491,19 @@ pub unsafe fn gcm_open_aesni(
     keys: &RoundKeyBytes,
     rounds: usize,
     powers: &HPowers,
-    j0: &[u8; 16],
+    nonce: *const u8,
     aad: *const u8,
     aad_len: usize,
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    tag: &mut [u8; 16],
+    tag: *mut u8,
+    tag_len: usize,
 ) {
     // SAFETY: forwarded from this function's contract.
     unsafe {
         one_shot(
-            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, false,
+            keys, rounds, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, false,
         )
     }
 }
@@ -480,20 +518,21 @@ unsafe fn one_shot(
     keys: &RoundKeyBytes,
     rounds: usize,
     powers: &HPowers,
-    j0: &[u8; 16],
+    nonce: *const u8,
     aad: *const u8,
     aad_len: usize,
     src: *const u8,
     dst: *mut u8,
     len: usize,
-    tag: &mut [u8; 16],
+    tag: *mut u8,
+    tag_len: usize,
     encrypt: bool,
 ) {
     // SAFETY: the caller's contract: the features are enabled and present, `aad` valid
     // for `aad_len` bytes, `src`/`dst` for `len`, identical or disjoint.
     let (g, whole_aad, io) = unsafe {
         (
-            Gcm::new(keys, rounds, powers, j0),
+            Gcm::from_nonce(keys, rounds, powers, nonce),
             core::slice::from_raw_parts(aad, aad_len - aad_len % 16),
             RawInOut::from_raw(src, dst, len),
         )
@@ -512,7 +551,15 @@ unsafe fn one_shot(
     } else {
         g.decrypt(y, &mut ctr, io)
     };
-    *tag = g.tag(y, j0, aad_len as u64, len as u64);
+    let t = g.tag_block(y, aad_len as u64, len as u64);
+    // SAFETY: `tag_len <= 16` writable bytes at `tag` (contract).
+    unsafe {
+        if tag_len >= 16 {
+            tag.cast::<__m128i>().write_unaligned(t);
+        } else {
+            store_lt16(tag, tag_len, t);
+        }
+    }
 }
 
 impl GcmAesni {
@@ -567,44 +614,53 @@ impl GcmAesni {
         })
     }
 
+    /// One entry call for a whole request, in place, the tag (`out.len()` bytes, the
+    /// authsize) written by the entry straight into `out`; the entry reads the nonce
+    /// itself (see [`Gcm::from_nonce`]).
     fn one_shot(
         &self,
         nonce: &[u8],
         aad: &[u8],
         data: &mut [u8],
-        tag_len: usize,
+        out: &mut [u8],
         encrypt: bool,
-    ) -> Result<[u8; 16]> {
+    ) -> Result<()> {
         let lens = AeadLens {
             aad: aad.len(),
             text: data.len(),
-            authsize: tag_len,
+            authsize: out.len(),
         };
-        let j0 = self.check_request(nonce, &lens)?;
+        let nonce: &[u8; GCM_NONCE_LEN] = nonce.try_into().map_err(|_| Error::InvalidIvLength {
+            len: nonce.len(),
+            expected: GCM_NONCE_LEN,
+        })?;
+        check_gcm_authsize(DRIVER, lens.authsize)?;
+        check_gcm_lens(&lens)?;
         let entry = if encrypt {
             gcm_seal_aesni
         } else {
             gcm_open_aesni
         };
-        let mut tag = [0u8; 16];
         let p = data.as_mut_ptr();
-        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2; `aad` and `data`
-        // are live slices, `data` in place.
+        // SAFETY: `self.token` proves AES-NI, PCLMULQDQ, SSSE3 and SSE2; the nonce is 12
+        // bytes; `aad` and `data` are live slices, `data` in place; `out` is writable for
+        // its length, at most 16 (`check_gcm_authsize`).
         unsafe {
             entry(
                 &self.keys.enc,
                 self.keys.rounds,
                 &self.powers,
-                &j0,
+                nonce.as_ptr(),
                 aad.as_ptr(),
                 aad.len(),
                 p.cast_const(),
                 p,
                 data.len(),
-                &mut tag,
+                out.as_mut_ptr(),
+                out.len(),
             )
         };
-        Ok(tag)
+        Ok(())
     }
 }
 
@@ -695,17 +751,16 @@ impl AeadImpl for GcmAesni {
     }
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let mut full = self.one_shot(nonce, aad, data, tag.len(), true)?;
-        let n = tag.len().min(16);
-        tag[..n].copy_from_slice(&full[..n]);
-        full.zeroize();
-        Ok(())
+        self.one_shot(nonce, aad, data, tag, true)
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         // Refused before any byte is touched: the caller's ciphertext stays as it was.
-        let mut full = self.one_shot(nonce, aad, data, tag.len(), false)?;
-        let equal = bool::from(full[..tag.len().min(16)].ct_eq(tag));
+        check_gcm_authsize(DRIVER, tag.len())?;
+        let mut full = [0u8; 16];
+        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
+        self.one_shot(nonce, aad, data, mine, false)?;
+        let equal = bool::from(mine.ct_eq(tag));
         full.zeroize();
         if equal {
             Ok(())

@@ -34,3 +34,10 @@ fn refusals_are_errors() {
         shared::refusals_are_errors(d);
     }
 }
+
+#[test]
+fn writes_exactly_the_tag() {
+    if let Some(d) = driver() {
+        shared::writes_exactly_the_tag(d);
+    }
+}

@@ -125,45 +125,53 @@ impl GcmVaes {
     }
 
     /// A one-shot request: checks, then one entry call; the full tag into `full`.
+    /// One entry call for a whole request, in place: the tag (`out.len()` bytes, the
+    /// authsize) straight into `out`. The nonce goes to the entry as it is (the entry reads
+    /// `J0` from it), and `out` is written by the entry: no `J0` or tag block is built in
+    /// memory here, which kept store forwarding from working (see `gcm::j0_of_nonce`).
     fn one_shot(
         &self,
         decrypt: bool,
         nonce: &[u8],
         aad: &[u8],
         data: &mut [u8],
-        authsize: usize,
-        full: &mut [u8; 16],
+        out: &mut [u8],
     ) -> Result<()> {
-        let j0 = j0_of(nonce)?;
-        check_gcm_authsize(self.driver, authsize)?;
+        let nonce: &[u8; GCM_NONCE_LEN] = nonce.try_into().map_err(|_| Error::InvalidIvLength {
+            len: nonce.len(),
+            expected: GCM_NONCE_LEN,
+        })?;
+        check_gcm_authsize(self.driver, out.len())?;
         check_gcm_lens(&AeadLens {
             aad: aad.len(),
             text: data.len(),
-            authsize,
+            authsize: out.len(),
         })?;
         let f = self.one_shot_fn(decrypt);
         let p = data.as_mut_ptr();
-        // SAFETY: the token in `self.width` proves every feature of the entry; `aad` and
-        // `data` are valid for their lengths; in place (`src == dst`).
+        // SAFETY: the CPU has the entry's features (the width's token, checked when the
+        // driver was built); the nonce is 12 bytes, the AAD and the text are valid for
+        // their lengths (the text in place), and `out` is writable for its length, which
+        // `check_gcm_authsize` bounded by 16.
         unsafe {
             f(
                 &self.keys.enc,
                 self.keys.rounds,
                 &self.powers,
-                &j0,
+                nonce.as_ptr(),
                 aad.as_ptr(),
                 aad.len(),
                 p.cast_const(),
                 p,
                 data.len(),
-                full,
+                out.as_mut_ptr(),
+                out.len(),
             )
         };
         Ok(())
     }
 }
 
-/// J0 of a 12-byte nonce, or the IV-length error.
 fn j0_of(nonce: &[u8]) -> Result<[u8; 16]> {
     gcm_j0(nonce).ok_or(Error::InvalidIvLength {
         len: nonce.len(),
@@ -238,16 +246,9 @@ impl AeadImpl for GcmVaes {
         }
     }
 
-    /// One entry call: AAD, text, lengths and tag.
+    /// One entry call: AAD, text, lengths and the tag, written straight into `tag`.
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let mut full = [0u8; 16];
-        let r = self.one_shot(false, nonce, aad, data, tag.len(), &mut full);
-        if r.is_ok() {
-            let n = tag.len().min(16);
-            tag[..n].copy_from_slice(&full[..n]);
-        }
-        full.zeroize();
-        r
+        self.one_shot(false, nonce, aad, data, tag)
     }
 
     /// One entry call that decrypts and computes the expected tag, then a constant-time
@@ -255,11 +256,11 @@ impl AeadImpl for GcmVaes {
     /// [`Error::BadMessage`]. A refused request (nonce, tag size, lengths) leaves the
     /// ciphertext untouched.
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        check_gcm_authsize(self.driver, tag.len())?;
         let mut full = [0u8; 16];
-        self.one_shot(true, nonce, aad, data, tag.len(), &mut full)?;
-        let ok = full
-            .get(..tag.len())
-            .is_some_and(|mine| bool::from(mine.ct_eq(tag)));
+        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
+        self.one_shot(true, nonce, aad, data, mine)?;
+        let ok = bool::from(mine.ct_eq(tag));
         full.zeroize();
         if ok {
             Ok(())

@@ -20,19 +20,20 @@ pub type GcmEntry = unsafe fn(
     usize,
 );
 
-/// The one-shot entries' type: keys, rounds, powers, J0, AAD, AAD length, src, dst, len,
-/// tag.
+/// The one-shot entries' type: keys, rounds, powers, 12-byte nonce, AAD, AAD length, src,
+/// dst, len, tag, tag length.
 pub type GcmOneShotEntry = unsafe fn(
     &RoundKeyBytes,
     usize,
     &GhashPowers,
-    &[u8; 16],
+    *const u8,
     *const u8,
     usize,
     *const u8,
     *mut u8,
     usize,
-    &mut [u8; 16],
+    *mut u8,
+    usize,
 );
 
 macro_rules! entries {
@@ -94,11 +95,13 @@ macro_rules! entries {
         }
 
         $(#[$doc])*
-        /// A whole encryption (the fused `seal`): AAD, text from `J0 + 1`, lengths, and the
-        /// full 16-byte tag into `tag`.
+        /// A whole encryption (the fused `seal`): AAD, text from `J0 + 1` (`J0` = the
+        /// 12-byte `nonce` then `00 00 00 01`), lengths, and the first `tag_len` bytes of
+        /// the tag into `tag`.
         ///
         /// # Safety
-        /// `aad` is valid for reads of `aad_len` bytes; otherwise as the encryption entry.
+        /// `nonce` is valid for reads of 12 bytes, `aad` of `aad_len` bytes, `tag` for
+        /// writes of `tag_len <= 16` bytes; otherwise as the encryption entry.
         #[inline(never)]
         #[target_feature(enable = $features)]
         #[allow(clippy::too_many_arguments)]
@@ -106,25 +109,27 @@ macro_rules! entries {
             keys: &RoundKeyBytes,
             rounds: usize,
             powers: &GhashPowers,
-            j0: &[u8; 16],
+            nonce: *const u8,
             aad: *const u8,
             aad_len: usize,
             src: *const u8,
             dst: *mut u8,
             len: usize,
-            tag: &mut [u8; 16],
+            tag: *mut u8,
+            tag_len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
                 by_rounds!(rounds, gcm_one_shot::<$v, $n, false>(
-                    keys, powers, j0, aad, aad_len, src, dst, len, tag
+                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len
                 ))
             }
         }
 
         $(#[$doc])*
-        /// A whole decryption (the fused `open`): decrypts into `dst` and writes the full
-        /// expected tag into `tag`; the caller compares it and wipes `dst` on a mismatch.
+        /// A whole decryption (the fused `open`): decrypts into `dst` and writes the first
+        /// `tag_len` bytes of the expected tag into `tag`; the caller compares them and
+        /// wipes `dst` on a mismatch.
         ///
         /// # Safety
         /// As for the seal entry.
@@ -135,18 +140,19 @@ macro_rules! entries {
             keys: &RoundKeyBytes,
             rounds: usize,
             powers: &GhashPowers,
-            j0: &[u8; 16],
+            nonce: *const u8,
             aad: *const u8,
             aad_len: usize,
             src: *const u8,
             dst: *mut u8,
             len: usize,
-            tag: &mut [u8; 16],
+            tag: *mut u8,
+            tag_len: usize,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
                 by_rounds!(rounds, gcm_one_shot::<$v, $n, true>(
-                    keys, powers, j0, aad, aad_len, src, dst, len, tag
+                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len
                 ))
             }
         }
