@@ -42,6 +42,7 @@ pub mod gcm_util;
 pub mod ghash;
 pub mod poly1305;
 pub(crate) mod records;
+mod tag;
 pub mod templates;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;

@@ -21,8 +21,8 @@ use core::arch::aarch64::{
     uint8x16_t, vbslq_u8, vqtbl1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32,
 };
 
+use crate::tag::tags_equal;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::aes::key_schedule::{expand_into, CeRoundKeys};
@@ -534,7 +534,7 @@ impl AeadImpl for GcmCe {
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         // Refused before any byte is touched: the caller's ciphertext stays as it was.
         let mut full = self.one_shot(nonce, aad, data, tag.len(), false)?;
-        let equal = bool::from(full[..tag.len().min(16)].ct_eq(tag));
+        let equal = tags_equal(&full[..tag.len().min(16)], tag);
         full.zeroize();
         if equal {
             Ok(())

@@ -44,13 +44,13 @@
 
 use std::sync::Arc;
 
+use crate::tag::tags_equal;
 use cryptoreg_registry::names::leaves;
 use cryptoreg_registry::{
     check_key_len, inventory, AeadImpl, AeadLens, AeadState, AlgType, Builder, ChainState, Child,
     DriverInfo, Error, Factory, HashImpl, HashState, HostFeatures, InOut, Result, Sizes,
     SkcipherImpl, Template,
 };
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::gcm_util::{
@@ -352,7 +352,7 @@ impl AeadImpl for GcmBase {
             return Err(Error::BadMessage);
         };
         self.finish(state, mine);
-        let equal = bool::from(mine.ct_eq(tag));
+        let equal = tags_equal(mine, tag);
         if equal && state.lane(POISON_LANE) == 0 {
             Ok(())
         } else {
@@ -383,7 +383,7 @@ impl AeadImpl for GcmBase {
             return Err(Error::BadMessage);
         };
         Self::tag_from(st, (aad.len() as u64, data.len() as u64), &mask[..], mine);
-        if !bool::from(mine.ct_eq(tag)) {
+        if !tags_equal(mine, tag) {
             data.zeroize();
             return Err(Error::BadMessage);
         }

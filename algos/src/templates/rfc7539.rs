@@ -80,14 +80,7 @@ pub struct ChaChaPoly {
     keyed: bool,
 }
 
-/// A constant-time comparison of two tags of equal length (a branch only on the result).
-pub(crate) fn tags_equal(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(diff) == 0
-}
+pub(crate) use crate::tag::tags_equal;
 
 /// The one tag size of every ChaCha20-Poly1305 driver: 16 bytes, as the kernel's
 /// `chachapoly_setauthsize` (the template, the fused drivers, `xchacha20poly1305`).

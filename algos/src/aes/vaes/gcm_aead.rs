@@ -14,8 +14,8 @@
 //! keep, in the [`AeadState`]: the GHASH accumulator (bytes 0..16), the next counter block
 //! (16..32), `E(K, J0)` (32..48) and the length block (48..64).
 
+use crate::tag::tags_equal;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::entry::encrypt_block_aesni;
@@ -260,7 +260,7 @@ impl AeadImpl for GcmVaes {
         let mut full = [0u8; 16];
         let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
         self.one_shot(true, nonce, aad, data, mine)?;
-        let ok = bool::from(mine.ct_eq(tag));
+        let ok = tags_equal(mine, tag);
         full.zeroize();
         if ok {
             Ok(())
