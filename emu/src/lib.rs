@@ -439,7 +439,8 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
     // SAFETY: per this function's contract.
     unsafe {
         let keys = &*rk.cast::<RoundKeyBytes>();
-        let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        // The one-shot entries read the 12-byte nonce (the first 12 bytes of J0) and
+        // append the 32-bit 1 themselves.
         if driver == 3 {
             let f = if decrypt != 0 {
                 sse::gcm_open_aesni
@@ -451,7 +452,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
                 keys,
                 rounds,
                 powers,
-                j0.as_ptr(),
+                j0,
                 aad,
                 aad_len,
                 src,
@@ -472,13 +473,11 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             (2, true) => raw::gcm_open_vaes_avx10_512,
             _ => return,
         };
-        // The entries take the 12-byte nonce (the first 12 bytes of J0; they append the
-        // 32-bit 1 themselves).
         f(
             keys,
             rounds,
             powers,
-            j0.as_ptr(),
+            j0,
             aad,
             aad_len,
             src,
