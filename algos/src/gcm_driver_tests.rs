@@ -294,10 +294,21 @@ pub(crate) fn refusals_are_errors(mut d: Box<dyn AeadImpl>) {
 }
 
 /// The one-shot `seal` writes exactly the authsize bytes of the tag (the bytes after the
-/// tag slice, here the rest of a larger buffer, stay untouched) and takes `J0` from the
-/// 12-byte nonce alone (what follows the nonce in memory changes nothing).
+/// tag slice, here the rest of a larger buffer, stay untouched), none when it refuses the
+/// request, and takes `J0` from the 12-byte nonce alone (what follows the nonce in memory
+/// changes nothing).
 pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
     let mut rng = ChaCha20Rng::seed_from_u64(0x7461_675f_6c65_6e73);
+    d.set_key(&[3u8; 16]).unwrap();
+    let mut data = [7u8; 40];
+    let mut out = [0xa5u8; 32];
+    assert!(d.seal(&[0; 8], b"", &mut data, &mut out[..16]).is_err());
+    assert!(d.seal(&[0; 12], b"", &mut data, &mut out[..5]).is_err());
+    assert!(d.seal(&[0; 12], b"", &mut data, &mut out[..17]).is_err());
+    assert!(
+        out.iter().all(|&b| b == 0xa5) && data == [7u8; 40],
+        "a refused seal wrote"
+    );
     for authsize in [4, 8, 12, 13, 14, 15, 16] {
         let key: [u8; 16] = rng.gen();
         d.set_key(&key).unwrap();

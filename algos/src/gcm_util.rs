@@ -59,6 +59,22 @@ pub fn check_gcm_lens(lens: &AeadLens) -> Result<()> {
     Ok(())
 }
 
+/// The checks of a one-shot request, in one order for every driver (the tag size, the
+/// lengths, then the nonce): returns the nonce as the 12 bytes the one-shot entries read
+/// `J0` from.
+pub fn check_one_shot<'a>(
+    driver: &str,
+    nonce: &'a [u8],
+    lens: &AeadLens,
+) -> Result<&'a [u8; GCM_NONCE_LEN]> {
+    check_gcm_authsize(driver, lens.authsize)?;
+    check_gcm_lens(lens)?;
+    nonce.try_into().map_err(|_| Error::InvalidIvLength {
+        len: nonce.len(),
+        expected: GCM_NONCE_LEN,
+    })
+}
+
 /// J0 for a 12-byte nonce: `nonce || 00 00 00 01`. The first text block uses J0 + 1; the
 /// tag is masked with E(K, J0). `None` for any other nonce length.
 pub fn gcm_j0(nonce: &[u8]) -> Option<[u8; 16]> {

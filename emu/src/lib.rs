@@ -449,17 +449,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             };
             let powers = clmul_powers_at(powers);
             f(
-                keys,
-                rounds,
-                powers,
-                j0,
-                aad,
-                aad_len,
-                src,
-                dst,
-                len,
-                tag,
-                16,
+                keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16,
             );
             return;
         }
@@ -474,17 +464,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             _ => return,
         };
         f(
-            keys,
-            rounds,
-            powers,
-            j0,
-            aad,
-            aad_len,
-            src,
-            dst,
-            len,
-            tag,
-            16,
+            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16,
         );
     }
 }

@@ -32,7 +32,9 @@ use zeroize::Zeroize;
 use super::cipher::{load, store, xor, Keys, LANES, WIDE};
 use super::key_schedule::{expand_into, AesRoundKeys};
 use crate::aes::vaes::raw::RoundKeyBytes;
-use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
+use crate::gcm_util::{
+    check_gcm_authsize, check_gcm_lens, check_one_shot, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
+};
 use crate::ghash::clmulni::ghash_clmulni;
 use crate::ghash::clmulni::xmm::{Clmul, HPowers, GROUP};
 use crate::x86::inout::RawInOut;
@@ -123,16 +125,8 @@ impl<'a> Gcm<'a> {
         powers: &'a HPowers,
         j0: &[u8; 16],
     ) -> Gcm<'a> {
-        let word =
-            |i: usize| i32::from_le_bytes([j0[4 * i], j0[4 * i + 1], j0[4 * i + 2], j0[4 * i + 3]]);
-        Gcm {
-            // SAFETY: the caller's contract: AES-NI is enabled here.
-            k: unsafe { Keys::enc_bytes(keys, rounds) },
-            // SAFETY: the caller's contract: PCLMULQDQ, SSSE3 and SSE2 are enabled here.
-            c: unsafe { Clmul::new() },
-            powers,
-            nonce: [word(0), word(1), word(2)],
-        }
+        // SAFETY: the caller's contract; `j0` holds 16 readable bytes, of which 12 are read.
+        unsafe { Gcm::from_nonce(keys, rounds, powers, j0.as_ptr()) }
     }
 
     /// As [`Gcm::new`], with the nonce words read from the caller's 12-byte nonce: the
@@ -424,8 +418,9 @@ unsafe fn crypt(
 }
 
 /// The full 16-byte tag of a request whose AAD and text were absorbed into `acc` (GHASH
-/// byte order): GHASH of the length block, masked with E(K, J0). As [`gcm_enc_aesni`]
-/// for the rest.
+/// byte order): GHASH of the length block, masked with E(K, J0). Only the first 12 bytes
+/// of `j0` are read: J0 is those (the nonce) then `00 00 00 01`, the only J0 of a 12-byte
+/// nonce. As [`gcm_enc_aesni`] for the rest.
 ///
 /// # Safety
 /// The CPU has AES-NI, PCLMULQDQ, SSSE3 and SSE2.
@@ -528,8 +523,9 @@ unsafe fn one_shot(
     tag_len: usize,
     encrypt: bool,
 ) {
-    // SAFETY: the caller's contract: the features are enabled and present, `aad` valid
-    // for `aad_len` bytes, `src`/`dst` for `len`, identical or disjoint.
+    // SAFETY: the caller's contract: the features are enabled and present, `nonce` valid
+    // for 12 bytes, `aad` for `aad_len` bytes, `src`/`dst` for `len`, identical or
+    // disjoint.
     let (g, whole_aad, io) = unsafe {
         (
             Gcm::from_nonce(keys, rounds, powers, nonce),
@@ -552,7 +548,7 @@ unsafe fn one_shot(
         g.decrypt(y, &mut ctr, io)
     };
     let t = g.tag_block(y, aad_len as u64, len as u64);
-    // SAFETY: `tag_len <= 16` writable bytes at `tag` (contract).
+    // SAFETY: `tag_len <= 16` writable bytes at `tag` (contract; clamped anyway).
     unsafe {
         if tag_len >= 16 {
             tag.cast::<__m128i>().write_unaligned(t);
@@ -630,12 +626,7 @@ impl GcmAesni {
             text: data.len(),
             authsize: out.len(),
         };
-        let nonce: &[u8; GCM_NONCE_LEN] = nonce.try_into().map_err(|_| Error::InvalidIvLength {
-            len: nonce.len(),
-            expected: GCM_NONCE_LEN,
-        })?;
-        check_gcm_authsize(DRIVER, lens.authsize)?;
-        check_gcm_lens(&lens)?;
+        let nonce = check_one_shot(DRIVER, nonce, &lens)?;
         let entry = if encrypt {
             gcm_seal_aesni
         } else {

@@ -22,7 +22,9 @@ use super::entry::encrypt_block_aesni;
 use super::gcm_entry::{self, GcmEntry, GcmOneShotEntry};
 use super::Width;
 use crate::aes::aesni::key_schedule::{expand_into, AesRoundKeys};
-use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
+use crate::gcm_util::{
+    check_gcm_authsize, check_gcm_lens, check_one_shot, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
+};
 use crate::ghash::vpclmulqdq::core::{h_times_x_inv, GhashPowers};
 use crate::ghash::vpclmulqdq::entry::{self as ghash_entry, GhashEntry};
 use crate::x86::inout::RawInOut;
@@ -124,7 +126,6 @@ impl GcmVaes {
         ctr.zeroize();
     }
 
-    /// A one-shot request: checks, then one entry call; the full tag into `full`.
     /// One entry call for a whole request, in place: the tag (`out.len()` bytes, the
     /// authsize) straight into `out`. The nonce goes to the entry as it is (the entry reads
     /// `J0` from it), and `out` is written by the entry: no `J0` or tag block is built in
@@ -137,16 +138,12 @@ impl GcmVaes {
         data: &mut [u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let nonce: &[u8; GCM_NONCE_LEN] = nonce.try_into().map_err(|_| Error::InvalidIvLength {
-            len: nonce.len(),
-            expected: GCM_NONCE_LEN,
-        })?;
-        check_gcm_authsize(self.driver, out.len())?;
-        check_gcm_lens(&AeadLens {
+        let lens = AeadLens {
             aad: aad.len(),
             text: data.len(),
             authsize: out.len(),
-        })?;
+        };
+        let nonce = check_one_shot(self.driver, nonce, &lens)?;
         let f = self.one_shot_fn(decrypt);
         let p = data.as_mut_ptr();
         // SAFETY: the CPU has the entry's features (the width's token, checked when the
@@ -172,6 +169,7 @@ impl GcmVaes {
     }
 }
 
+/// J0 of a 12-byte nonce, or the IV-length error (the streaming `start`).
 fn j0_of(nonce: &[u8]) -> Result<[u8; 16]> {
     gcm_j0(nonce).ok_or(Error::InvalidIvLength {
         len: nonce.len(),
