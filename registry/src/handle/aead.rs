@@ -187,9 +187,11 @@ impl Aead {
     }
 
     /// Seals from `src` pieces into `dst` pieces (out of place; the lists may be divided
-    /// differently but must hold the same number of bytes). One piece each of at most
-    /// 2048 bytes (and at most one AAD piece) is copied into `dst` and sealed there by the
-    /// driver's one-shot call; anything else goes through the segment walker.
+    /// differently but must hold the same number of bytes). One piece each (and at most
+    /// one AAD piece) goes to the driver's out-of-place one-shot call when it has one
+    /// ([`AeadImpl::seal_to`]); otherwise, up to 2048 bytes, it is copied into `dst` and
+    /// sealed there by the in-place one-shot call. Anything else goes through the segment
+    /// walker.
     pub fn seal_to(
         &self,
         nonce: &[u8],
@@ -200,6 +202,11 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
+        if let (Some(a), [s], [d]) = (one_aad(aad), src, &mut *dst) {
+            if let Some(r) = self.imp.seal_to(nonce, a, s, d, tag) {
+                return r;
+            }
+        }
         if let Some((a, d)) = one_piece_each(aad, src, dst, len) {
             // A short single-piece request: copied, then the driver's one-shot call in
             // place, which costs less than the segment walker's calls.
@@ -217,8 +224,8 @@ impl Aead {
     }
 
     /// Opens from `src` pieces into `dst` pieces; on failure every piece of `dst` is
-    /// wiped (`src` is left as it was). Short single pieces take the copy and the one-shot
-    /// call as in [`seal_to`](Self::seal_to).
+    /// wiped (`src` is left as it was). Single pieces take the driver's out-of-place
+    /// one-shot call, or the copy and the in-place one, as in [`seal_to`](Self::seal_to).
     pub fn open_to(
         &self,
         nonce: &[u8],
@@ -229,19 +236,28 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
-        let r = match one_piece_each(aad, src, dst, len) {
-            // As in `seal_to`; the driver wipes the copy when the tag does not match, and
-            // so does the line below.
-            Some((a, d)) => self.imp.open(nonce, a, d, tag),
-            None => aead_walk(
-                self.imp.as_ref(),
-                Direction::Decrypt,
-                nonce,
-                aad,
-                Segs::Split { src, dst },
-                len,
-                TagOp::Verify(tag),
-            ),
+        let native = match (one_aad(aad), src, &mut *dst) {
+            (Some(a), [s], [d]) => self.imp.open_to(nonce, a, s, d, tag),
+            _ => None,
+        };
+        let r = match native {
+            Some(r) => r,
+            // No out-of-place kernel: the copy and the in-place one-shot call for one
+            // short piece each, else the segment walker.
+            None => match one_piece_each(aad, src, dst, len) {
+                // As in `seal_to`; the driver wipes the copy when the tag does not match, and
+                // so does the line below.
+                Some((a, d)) => self.imp.open(nonce, a, d, tag),
+                None => aead_walk(
+                    self.imp.as_ref(),
+                    Direction::Decrypt,
+                    nonce,
+                    aad,
+                    Segs::Split { src, dst },
+                    len,
+                    TagOp::Verify(tag),
+                ),
+            },
         };
         if r.is_err() {
             wipe(dst);

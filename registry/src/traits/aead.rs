@@ -173,6 +173,35 @@ pub trait AeadImpl: Send + Sync {
         }
     }
 
+    /// One contiguous request read from `src` and written to `dst` (two buffers of one
+    /// length), the tag into `tag`, by a fused one-shot kernel that makes one pass from
+    /// one to the other. `None` (the default) when the driver has no such kernel: the
+    /// handle then copies and calls [`seal`](Self::seal), or walks the request.
+    fn seal_to(
+        &self,
+        _nonce: &[u8],
+        _aad: &[u8],
+        _src: &[u8],
+        _dst: &mut [u8],
+        _tag: &mut [u8],
+    ) -> Option<Result<()>> {
+        None
+    }
+
+    /// The opening counterpart of [`seal_to`](Self::seal_to): verifies `tag` and decrypts
+    /// `src` into `dst`, or returns [`Error::BadMessage`] with `dst` wiped (`src` is only
+    /// read). `None` (the default) when the driver has no such kernel.
+    fn open_to(
+        &self,
+        _nonce: &[u8],
+        _aad: &[u8],
+        _src: &[u8],
+        _dst: &mut [u8],
+        _tag: &[u8],
+    ) -> Option<Result<()>> {
+        None
+    }
+
     /// One contiguous request, in place, with the tag written to `tag` (`tag.len()` is the
     /// authsize). Drivers may override this with a fused one-shot kernel; the default
     /// composes the streaming calls with no copies.

@@ -126,30 +126,33 @@ impl GcmVaes {
         ctr.zeroize();
     }
 
-    /// One entry call for a whole request, in place: the tag (`out.len()` bytes, the
-    /// authsize) straight into `out`. The nonce goes to the entry as it is (the entry reads
-    /// `J0` from it), and `out` is written by the entry: no `J0` or tag block is built in
-    /// memory here, which kept store forwarding from working (see `gcm::j0_of_nonce`).
+    /// One entry call for a whole request from `src` into `dst` (the same slice for in
+    /// place): the tag (`out.len()` bytes, the authsize) straight into `out`. The nonce
+    /// goes to the entry as it is (the entry reads `J0` from it), and `out` is written by
+    /// the entry: no `J0` or tag block is built in memory here, which kept store
+    /// forwarding from working (see `gcm::j0_of_nonce`).
     fn one_shot(
         &self,
         decrypt: bool,
         nonce: &[u8],
         aad: &[u8],
-        data: &mut [u8],
+        io: InOut<'_>,
         out: &mut [u8],
     ) -> Result<()> {
+        let mut io = RawInOut::from_inout(io);
         let lens = AeadLens {
             aad: aad.len(),
-            text: data.len(),
+            text: io.len(),
             authsize: out.len(),
         };
         let nonce = check_one_shot(self.driver, nonce, &lens)?;
         let f = self.one_shot_fn(decrypt);
-        let p = data.as_mut_ptr();
+        let (len, dst) = (io.len(), io.dst());
         // SAFETY: the CPU has the entry's features (the width's token, checked when the
-        // driver was built); the nonce is 12 bytes, the AAD and the text are valid for
-        // their lengths (the text in place), and `out` is writable for its length, which
-        // `check_gcm_authsize` bounded by 16.
+        // driver was built); the nonce is 12 bytes, the AAD is valid for its length, `io`
+        // holds `len` readable bytes at `src` and writable at `dst` (the same buffer or two
+        // that do not overlap), and `out` is writable for its length, which
+        // `check_one_shot` bounded by 16.
         unsafe {
             f(
                 &self.keys.enc,
@@ -158,14 +161,50 @@ impl GcmVaes {
                 nonce.as_ptr(),
                 aad.as_ptr(),
                 aad.len(),
-                p.cast_const(),
-                p,
-                data.len(),
+                io.src(),
+                dst,
+                len,
                 out.as_mut_ptr(),
                 out.len(),
             )
         };
         Ok(())
+    }
+
+    /// `open` into `io`'s destination: the expected tag computed with the decryption,
+    /// compared in constant time; on a mismatch the destination is wiped.
+    fn open_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        check_gcm_authsize(self.driver, tag.len())?;
+        let mut full = [0u8; 16];
+        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
+        // The buffer the plaintext goes to, wiped on a mismatch.
+        let written = match io {
+            InOut::InPlace(data) => {
+                self.one_shot(true, nonce, aad, InOut::InPlace(&mut *data), mine)?;
+                data
+            }
+            InOut::Split { src, dst } => {
+                self.one_shot(
+                    true,
+                    nonce,
+                    aad,
+                    InOut::Split {
+                        src,
+                        dst: &mut *dst,
+                    },
+                    mine,
+                )?;
+                dst
+            }
+        };
+        let ok = tags_equal(mine, tag);
+        full.zeroize();
+        if ok {
+            Ok(())
+        } else {
+            written.zeroize();
+            Err(Error::BadMessage)
+        }
     }
 }
 
@@ -246,7 +285,7 @@ impl AeadImpl for GcmVaes {
 
     /// One entry call: AAD, text, lengths and the tag, written straight into `tag`.
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        self.one_shot(false, nonce, aad, data, tag)
+        self.one_shot(false, nonce, aad, InOut::InPlace(data), tag)
     }
 
     /// One entry call that decrypts and computes the expected tag, then a constant-time
@@ -254,17 +293,38 @@ impl AeadImpl for GcmVaes {
     /// [`Error::BadMessage`]. A refused request (nonce, tag size, lengths) leaves the
     /// ciphertext untouched.
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        check_gcm_authsize(self.driver, tag.len())?;
-        let mut full = [0u8; 16];
-        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
-        self.one_shot(true, nonce, aad, data, mine)?;
-        let ok = tags_equal(mine, tag);
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            data.zeroize();
-            Err(Error::BadMessage)
-        }
+        self.open_into(nonce, aad, InOut::InPlace(data), tag)
     }
+
+    /// [`seal`](Self::seal) from `src` into `dst`: the same entry, reading one buffer and
+    /// writing the other.
+    fn seal_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &mut [u8],
+    ) -> Option<Result<()>> {
+        Some(split(src, dst).and_then(|io| self.one_shot(false, nonce, aad, io, tag)))
+    }
+
+    /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
+    /// only read.
+    fn open_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &[u8],
+    ) -> Option<Result<()>> {
+        Some(split(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
+    }
+}
+
+/// The two buffers of an out-of-place one-shot call, which must be of one length.
+fn split<'a>(src: &'a [u8], dst: &'a mut [u8]) -> Result<InOut<'a>> {
+    let (s, d) = (src.len(), dst.len());
+    InOut::split(src, dst).ok_or(Error::LengthMismatch { src: s, dst: d })
 }
