@@ -206,11 +206,12 @@ impl Aead {
             if let Some(r) = self.imp.seal_to(nonce, a, s, d, tag) {
                 return r;
             }
-        }
-        if let Some((a, d)) = one_piece_each(aad, src, dst, len) {
-            // A short single-piece request: copied, then the driver's one-shot call in
-            // place, which costs less than the segment walker's calls.
-            return self.imp.seal(nonce, a, d, tag);
+            if len <= COPY_IN_PLACE_MAX {
+                // A short single-piece request: copied, then the driver's one-shot call in
+                // place, which costs less than the segment walker's calls.
+                d.copy_from_slice(s);
+                return self.imp.seal(nonce, a, d, tag);
+            }
         }
         aead_walk(
             self.imp.as_ref(),
@@ -236,29 +237,31 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
-        let native = match (one_aad(aad), src, &mut *dst) {
-            (Some(a), [s], [d]) => self.imp.open_to(nonce, a, s, d, tag),
+        // One piece each: the driver's out-of-place call, or (short) the copy and the
+        // in-place one-shot call, as in `seal_to`; the driver wipes its output when the tag
+        // does not match, and so does the line below. Anything else: the segment walker.
+        let one_shot = match (one_aad(aad), src, &mut *dst) {
+            (Some(a), [s], [d]) => match self.imp.open_to(nonce, a, s, d, tag) {
+                Some(r) => Some(r),
+                None if len <= COPY_IN_PLACE_MAX => {
+                    d.copy_from_slice(s);
+                    Some(self.imp.open(nonce, a, d, tag))
+                }
+                None => None,
+            },
             _ => None,
         };
-        let r = match native {
-            Some(r) => r,
-            // No out-of-place kernel: the copy and the in-place one-shot call for one
-            // short piece each, else the segment walker.
-            None => match one_piece_each(aad, src, dst, len) {
-                // As in `seal_to`; the driver wipes the copy when the tag does not match, and
-                // so does the line below.
-                Some((a, d)) => self.imp.open(nonce, a, d, tag),
-                None => aead_walk(
-                    self.imp.as_ref(),
-                    Direction::Decrypt,
-                    nonce,
-                    aad,
-                    Segs::Split { src, dst },
-                    len,
-                    TagOp::Verify(tag),
-                ),
-            },
-        };
+        let r = one_shot.unwrap_or_else(|| {
+            aead_walk(
+                self.imp.as_ref(),
+                Direction::Decrypt,
+                nonce,
+                aad,
+                Segs::Split { src, dst },
+                len,
+                TagOp::Verify(tag),
+            )
+        });
         if r.is_err() {
             wipe(dst);
         }
@@ -282,31 +285,11 @@ impl Aead {
 }
 
 /// The longest out-of-place request `seal_to` / `open_to` copy into the output and then
-/// run in place through the driver's one-shot call: below it the segment walker's
+/// run in place through the driver's one-shot call, when the driver has no out-of-place
+/// one: below it the segment walker's
 /// per-call costs outweigh the copy; above it the fused drivers' out-of-place streaming
 /// calls save the copy's pass over the data.
 const COPY_IN_PLACE_MAX: usize = 2048;
-
-/// For a request of `len <= COPY_IN_PLACE_MAX` bytes with at most one AAD piece and one
-/// source and one destination piece (of equal length, checked by the caller): the AAD and
-/// the destination, holding a copy of the source.
-fn one_piece_each<'a, 'b>(
-    aad: &[&'a [u8]],
-    src: &[&[u8]],
-    dst: &'b mut [&mut [u8]],
-    len: usize,
-) -> Option<(&'a [u8], &'b mut [u8])> {
-    if len > COPY_IN_PLACE_MAX {
-        return None;
-    }
-    match (one_aad(aad), src, dst) {
-        (Some(a), [s], [d]) => {
-            d.copy_from_slice(s);
-            Some((a, &mut **d))
-        }
-        _ => None,
-    }
-}
 
 /// The AAD as one slice when it is in at most one piece (the one-shot calls' form).
 fn one_aad<'a>(aad: &[&'a [u8]]) -> Option<&'a [u8]> {
