@@ -1,5 +1,8 @@
 //! Comparing a computed authentication tag with the caller's, in constant time.
 
+use cryptoreg_registry::{Error, Result};
+use zeroize::Zeroize;
+
 /// A constant-time comparison of two tags of equal length (a branch only on the result):
 /// the XOR of every byte pair ORed together, then one test. Cheaper than `subtle`'s slice
 /// comparison (an optimization barrier per byte), which cost a 16-byte GCM `open` about
@@ -16,9 +19,29 @@ pub(crate) fn tags_equal(a: &[u8], b: &[u8]) -> bool {
     std::hint::black_box(diff) == 0
 }
 
+/// The verdict of a one-shot `open` whose kernel writes the expected tag: `compute` gets
+/// the first `tag.len()` bytes of a local block to write it into, the block is compared
+/// with `tag` by [`tags_equal`] and wiped. `Ok(false)` when the tags differ (the caller
+/// wipes its output and returns `BadMessage`); `compute`'s error when it refused the
+/// request. The caller has checked the tag size (at most 16; a longer tag is
+/// `BadMessage` here, never a panic).
+#[inline(always)]
+pub(crate) fn expected_tag_matches(
+    tag: &[u8],
+    compute: impl FnOnce(&mut [u8]) -> Result<()>,
+) -> Result<bool> {
+    let mut full = [0u8; 16];
+    let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
+    compute(mine)?;
+    let ok = tags_equal(mine, tag);
+    full.zeroize();
+    Ok(ok)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::tags_equal;
+    use super::{expected_tag_matches, tags_equal};
+    use cryptoreg_registry::{Error, Result};
 
     #[test]
     fn equal_only_when_every_byte_is() {
@@ -33,5 +56,25 @@ mod tests {
             }
         }
         assert!(!tags_equal(&a[..15], &a));
+    }
+
+    #[test]
+    fn expected_tag_verdicts() {
+        let tag = [0x3cu8; 12];
+        let write = |v: u8| {
+            move |m: &mut [u8]| -> Result<()> {
+                assert_eq!(m.len(), 12);
+                m.fill(v);
+                Ok(())
+            }
+        };
+        assert_eq!(expected_tag_matches(&tag, write(0x3c)), Ok(true));
+        assert_eq!(expected_tag_matches(&tag, write(0x3d)), Ok(false));
+        let refuse = |_: &mut [u8]| Err(Error::NoKey);
+        assert_eq!(expected_tag_matches(&tag, refuse), Err(Error::NoKey));
+        assert_eq!(
+            expected_tag_matches(&[0u8; 17], write(0)),
+            Err(Error::BadMessage)
+        );
     }
 }

@@ -25,7 +25,7 @@
 
 use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
-use crate::tag::tags_equal;
+use crate::tag::expected_tag_matches;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use zeroize::Zeroize;
 
@@ -748,11 +748,7 @@ impl AeadImpl for GcmAesni {
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         // Refused before any byte is touched: the caller's ciphertext stays as it was.
         check_gcm_authsize(DRIVER, tag.len())?;
-        let mut full = [0u8; 16];
-        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
-        self.one_shot(nonce, aad, data, mine, false)?;
-        let equal = tags_equal(mine, tag);
-        full.zeroize();
+        let equal = expected_tag_matches(tag, |mine| self.one_shot(nonce, aad, data, mine, false))?;
         if equal {
             Ok(())
         } else {

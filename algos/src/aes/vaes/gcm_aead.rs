@@ -14,7 +14,7 @@
 //! keep, in the [`AeadState`]: the GHASH accumulator (bytes 0..16), the next counter block
 //! (16..32), `E(K, J0)` (32..48) and the length block (48..64).
 
-use crate::tag::tags_equal;
+use crate::tag::expected_tag_matches;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use zeroize::Zeroize;
 
@@ -173,35 +173,15 @@ impl GcmVaes {
 
     /// `open` into `io`'s destination: the expected tag computed with the decryption,
     /// compared in constant time; on a mismatch the destination is wiped.
-    fn open_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+    fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
         check_gcm_authsize(self.driver, tag.len())?;
-        let mut full = [0u8; 16];
-        let mine = full.get_mut(..tag.len()).ok_or(Error::BadMessage)?;
-        // The buffer the plaintext goes to, wiped on a mismatch.
-        let written = match io {
-            InOut::InPlace(data) => {
-                self.one_shot(true, nonce, aad, InOut::InPlace(&mut *data), mine)?;
-                data
-            }
-            InOut::Split { src, dst } => {
-                self.one_shot(
-                    true,
-                    nonce,
-                    aad,
-                    InOut::Split {
-                        src,
-                        dst: &mut *dst,
-                    },
-                    mine,
-                )?;
-                dst
-            }
-        };
-        let ok = tags_equal(mine, tag);
-        full.zeroize();
+        let ok = expected_tag_matches(tag, |mine| {
+            self.one_shot(true, nonce, aad, io.reborrow(), mine)
+        })?;
         if ok {
             Ok(())
         } else {
+            let (InOut::InPlace(written) | InOut::Split { dst: written, .. }) = io;
             written.zeroize();
             Err(Error::BadMessage)
         }
