@@ -1,6 +1,8 @@
 //! Comparing a computed authentication tag with the caller's, in constant time.
 
+#[cfg(target_arch = "x86_64")]
 use cryptoreg_registry::{Error, Result};
+#[cfg(target_arch = "x86_64")]
 use zeroize::Zeroize;
 
 /// A constant-time comparison of two tags of equal length (a branch only on the result):
@@ -24,7 +26,8 @@ pub(crate) fn tags_equal(a: &[u8], b: &[u8]) -> bool {
 /// with `tag` by [`tags_equal`] and wiped. `Ok(false)` when the tags differ (the caller
 /// wipes its output and returns `BadMessage`); `compute`'s error when it refused the
 /// request. The caller has checked the tag size (at most 16; a longer tag is
-/// `BadMessage` here, never a panic).
+/// `BadMessage` here, never a panic). Used by the x86 GCM drivers.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn expected_tag_matches(
     tag: &[u8],
@@ -40,7 +43,10 @@ pub(crate) fn expected_tag_matches(
 
 #[cfg(test)]
 mod tests {
-    use super::{expected_tag_matches, tags_equal};
+    #[cfg(target_arch = "x86_64")]
+    use super::expected_tag_matches;
+    use super::tags_equal;
+    #[cfg(target_arch = "x86_64")]
     use cryptoreg_registry::{Error, Result};
 
     #[test]
@@ -59,6 +65,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn expected_tag_verdicts() {
         let tag = [0x3cu8; 12];
         let write = |v: u8| {
