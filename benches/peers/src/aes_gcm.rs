@@ -63,10 +63,10 @@ fn seal_table(reg: &Registry, gcm: &[String], key_len: usize, s: Settings) -> Ta
     for &size in SIZES {
         let mut cs: Vec<Contender<'_>> = gcm
             .iter()
-            .map(|d| cryptoreg_seal(reg, d, &k, &[], size).expect("a passed driver keys"))
+            .map(|d| cryptoreg_seal(reg, d, &k, &[], s.msg(size)).expect("a passed driver keys"))
             .collect();
-        cs.push(ring_seal(ring_alg, &k, &[], size));
-        cs.push(aws_lc_seal(aws_alg, &k, &[], size));
+        cs.push(ring_seal(ring_alg, &k, &[], s.msg(size)));
+        cs.push(aws_lc_seal(aws_alg, &k, &[], s.msg(size)));
         for (row, rate) in table.rates.iter_mut().zip(interleaved(&mut cs, size, s)) {
             row.push(rate);
         }
@@ -130,17 +130,17 @@ fn references(reg: &Registry, best_gcm: Option<&str>, s: Settings) -> (Table, Ve
     let k = key(16);
     let mut cs: Vec<Contender<'_>> = Vec::new();
     for d in ["ghash-clmulni", "ghash-vpclmulqdq-avx512"] {
-        match cryptoreg_digest(reg, d, SIZE) {
+        match cryptoreg_digest(reg, d, s.msg(SIZE)) {
             Ok(c) => cs.push(c),
             Err(e) => eprintln!("peers: {d}: {e}"),
         }
     }
-    match cryptoreg_encrypt(reg, "ctr-aes-vaes-avx10_512", &k, SIZE) {
+    match cryptoreg_encrypt(reg, "ctr-aes-vaes-avx10_512", &k, s.msg(SIZE)) {
         Ok(c) => cs.push(c),
         Err(e) => eprintln!("peers: ctr-aes-vaes-avx10_512: {e}"),
     }
     if let Some(d) = best_gcm {
-        cs.push(cryptoreg_seal(reg, d, &k, &[], SIZE).expect("a passed driver keys"));
+        cs.push(cryptoreg_seal(reg, d, &k, &[], s.msg(SIZE)).expect("a passed driver keys"));
     }
     let names = cs.iter().map(|c| c.name.clone()).collect();
     let mut t = Table::new(

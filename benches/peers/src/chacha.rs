@@ -47,16 +47,21 @@ fn seal_table(reg: &Registry, ours: &[String], s: Settings) -> Table {
     for &size in SEAL_SIZES {
         let mut cs: Vec<Contender<'_>> = ours
             .iter()
-            .map(|d| cryptoreg_seal(reg, d, &k, &[], size).expect("a passed driver keys"))
+            .map(|d| cryptoreg_seal(reg, d, &k, &[], s.msg(size)).expect("a passed driver keys"))
             .collect();
-        cs.push(ring_seal(&ring::aead::CHACHA20_POLY1305, &k, &[], size));
+        cs.push(ring_seal(
+            &ring::aead::CHACHA20_POLY1305,
+            &k,
+            &[],
+            s.msg(size),
+        ));
         cs.push(aws_lc_seal(
             &aws_lc_rs::aead::CHACHA20_POLY1305,
             &k,
             &[],
-            size,
+            s.msg(size),
         ));
-        cs.push(openssl_chapoly_seal(&k, &[], size));
+        cs.push(openssl_chapoly_seal(&k, &[], s.msg(size)));
         for (row, rate) in table.rates.iter_mut().zip(interleaved(&mut cs, size, s)) {
             row.push(rate);
         }
@@ -72,9 +77,9 @@ fn cipher_table(reg: &Registry, ours: &[String], s: Settings) -> Table {
     let k = key();
     let mut cs: Vec<Contender<'_>> = ours
         .iter()
-        .map(|d| cryptoreg_encrypt(reg, d, &k, CIPHER_SIZE).expect("a passed driver keys"))
+        .map(|d| cryptoreg_encrypt(reg, d, &k, s.msg(CIPHER_SIZE)).expect("a passed driver keys"))
         .collect();
-    cs.push(openssl_chacha20(&k, CIPHER_SIZE));
+    cs.push(openssl_chacha20(&k, s.msg(CIPHER_SIZE)));
     for (row, rate) in table
         .rates
         .iter_mut()

@@ -8,26 +8,26 @@ use std::hint::black_box;
 
 use cryptoreg::Registry;
 
-use crate::harness::Contender;
+use crate::harness::{Contender, Msg};
 
 /// A cryptoreg driver (by exact driver name, which the registry honours whatever its
-/// priority) sealing `size` bytes in place.
+/// priority) sealing a message in place.
 pub fn cryptoreg_seal<'a>(
     reg: &Registry,
     driver: &str,
     key: &[u8],
     aad: &'a [u8],
-    size: usize,
+    msg: Msg,
 ) -> cryptoreg::Result<Contender<'a>> {
     let mut h = reg.alloc_aead(driver)?;
     h.set_key(key)?;
     h.set_authsize(16)?;
     let nonce = vec![0u8; h.nonce_size()];
-    let mut buf = vec![0x5au8; size];
+    let mut buf = msg.buffer(0x5a);
     let mut tag = [0u8; 16];
     Ok(Contender::new(driver, move |n| {
         for _ in 0..n {
-            h.seal(&nonce, aad, black_box(&mut buf), black_box(&mut tag))
+            h.seal(&nonce, aad, black_box(&mut buf[..]), black_box(&mut tag))
                 .expect("seals");
         }
     }))
@@ -36,23 +36,23 @@ pub fn cryptoreg_seal<'a>(
 /// Same shape for ring and aws-lc-rs, whose `aead` modules share one API.
 macro_rules! peer_seal {
     ($fn_name:ident, $krate:ident, $label:literal) => {
-        /// `LessSafeKey::seal_in_place_separate_tag` of the peer, on `size` bytes.
+        /// `LessSafeKey::seal_in_place_separate_tag` of the peer, on the message.
         pub fn $fn_name<'a>(
             alg: &'static $krate::aead::Algorithm,
             key: &[u8],
             aad: &'a [u8],
-            size: usize,
+            msg: Msg,
         ) -> Contender<'a> {
             use $krate::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
             let key = LessSafeKey::new(UnboundKey::new(alg, key).expect("valid key"));
-            let mut buf = vec![0x5au8; size];
+            let mut buf = msg.buffer(0x5a);
             Contender::new($label, move |n| {
                 for _ in 0..n {
                     let tag = key
                         .seal_in_place_separate_tag(
                             Nonce::assume_unique_for_key([0u8; 12]),
                             Aad::from(aad),
-                            black_box(&mut buf),
+                            black_box(&mut buf[..]),
                         )
                         .expect("seals");
                     let _ = black_box(tag);
@@ -65,11 +65,11 @@ macro_rules! peer_seal {
 peer_seal!(ring_seal, ring, "ring 0.17");
 peer_seal!(aws_lc_seal, aws_lc_rs, "aws-lc-rs 1");
 
-/// A cryptoreg keyed hash by exact driver name, one-shot digest of `size` bytes.
+/// A cryptoreg keyed hash by exact driver name, one-shot digest of the message.
 pub fn cryptoreg_digest<'a>(
     reg: &Registry,
     driver: &str,
-    size: usize,
+    msg: Msg,
 ) -> cryptoreg::Result<Contender<'a>> {
     let mut h = reg.alloc_hash(driver)?;
     if h.is_keyed() {
@@ -78,30 +78,30 @@ pub fn cryptoreg_digest<'a>(
             .collect();
         h.set_key(&key)?;
     }
-    let data = vec![0x5au8; size];
+    let data = msg.buffer(0x5a);
     let mut out = vec![0u8; h.digest_size()];
     Ok(Contender::new(driver, move |n| {
         for _ in 0..n {
-            h.digest(black_box(&data), black_box(&mut out))
+            h.digest(black_box(&data[..]), black_box(&mut out))
                 .expect("digests");
         }
     }))
 }
 
-/// A cryptoreg skcipher by exact driver name, encrypting `size` bytes in place.
+/// A cryptoreg skcipher by exact driver name, encrypting the message in place.
 pub fn cryptoreg_encrypt<'a>(
     reg: &Registry,
     driver: &str,
     key: &[u8],
-    size: usize,
+    msg: Msg,
 ) -> cryptoreg::Result<Contender<'a>> {
     let mut h = reg.alloc_skcipher(driver)?;
     h.set_key(key)?;
     let iv = vec![0u8; h.iv_size()];
-    let mut buf = vec![0x5au8; size];
+    let mut buf = msg.buffer(0x5a);
     Ok(Contender::new(driver, move |n| {
         for _ in 0..n {
-            h.encrypt_in_place(&iv, black_box(&mut buf))
+            h.encrypt_in_place(&iv, black_box(&mut buf[..]))
                 .expect("encrypts");
         }
     }))
@@ -110,14 +110,14 @@ pub fn cryptoreg_encrypt<'a>(
 /// The system OpenSSL's ChaCha20-Poly1305 through the `openssl` crate's EVP context, as
 /// a TLS stack calls it: the context keeps the key, every seal sets a fresh nonce, feeds
 /// the AAD, encrypts in place and reads the 16-byte tag.
-pub fn openssl_chapoly_seal<'a>(key: &[u8], aad: &'a [u8], size: usize) -> Contender<'a> {
+pub fn openssl_chapoly_seal<'a>(key: &[u8], aad: &'a [u8], msg: Msg) -> Contender<'a> {
     use openssl::cipher::Cipher;
     use openssl::cipher_ctx::CipherCtx;
     let mut ctx = CipherCtx::new().expect("EVP context");
     ctx.encrypt_init(Some(Cipher::chacha20_poly1305()), Some(key), None)
         .expect("valid key");
     let nonce = [0u8; 12];
-    let mut buf = vec![0x5au8; size];
+    let mut buf = msg.buffer(0x5a);
     let mut tag = [0u8; 16];
     Contender::new(OPENSSL, move |n| {
         for _ in 0..n {
@@ -126,7 +126,7 @@ pub fn openssl_chapoly_seal<'a>(key: &[u8], aad: &'a [u8], size: usize) -> Conte
                 ctx.cipher_update(aad, None).expect("aad");
             }
             let len = buf.len();
-            ctx.cipher_update_inplace(black_box(&mut buf), len)
+            ctx.cipher_update_inplace(black_box(&mut buf[..]), len)
                 .expect("encrypts");
             ctx.cipher_final(&mut []).expect("finishes");
             ctx.tag(black_box(&mut tag)).expect("tag");
@@ -135,20 +135,20 @@ pub fn openssl_chapoly_seal<'a>(key: &[u8], aad: &'a [u8], size: usize) -> Conte
 }
 
 /// The system OpenSSL's plain `chacha20` (EVP_chacha20: 16-byte IV = 32-bit little-endian
-/// counter then the 96-bit nonce, cryptoreg's `chacha20` layout) on `size` bytes in place.
-pub fn openssl_chacha20<'a>(key: &[u8], size: usize) -> Contender<'a> {
+/// counter then the 96-bit nonce, cryptoreg's `chacha20` layout) on the message in place.
+pub fn openssl_chacha20<'a>(key: &[u8], msg: Msg) -> Contender<'a> {
     use openssl::cipher::Cipher;
     use openssl::cipher_ctx::CipherCtx;
     let mut ctx = CipherCtx::new().expect("EVP context");
     ctx.encrypt_init(Some(Cipher::chacha20()), Some(key), None)
         .expect("valid key");
     let iv = [0u8; 16];
-    let mut buf = vec![0x5au8; size];
+    let mut buf = msg.buffer(0x5a);
     Contender::new(OPENSSL, move |n| {
         for _ in 0..n {
             ctx.encrypt_init(None, None, Some(&iv)).expect("iv");
             let len = buf.len();
-            ctx.cipher_update_inplace(black_box(&mut buf), len)
+            ctx.cipher_update_inplace(black_box(&mut buf[..]), len)
                 .expect("encrypts");
         }
     })

@@ -21,6 +21,51 @@ impl<'a> Contender<'a> {
     }
 }
 
+/// A message size and where its buffer starts relative to a 64-byte (cache-line)
+/// boundary. Every contender of a comparison gets its buffer at the same offset: a
+/// `Vec`'s address modulo 64 depends on the allocator's history, and on this hardware a
+/// 64-byte store that crosses a cache line costs more, so buffers allocated one by one
+/// gave the contenders different, run-dependent handicaps.
+#[derive(Clone, Copy, Debug)]
+pub struct Msg {
+    pub size: usize,
+    /// `0..64`: the buffer's address modulo 64.
+    pub offset: usize,
+}
+
+impl Msg {
+    /// A buffer of `self.size` bytes of `fill` at `self.offset` past a 64-byte boundary.
+    pub fn buffer(self, fill: u8) -> AlignedBuf {
+        let store = vec![fill; self.size + 64];
+        let start = (self.offset + 64 - store.as_ptr() as usize % 64) % 64;
+        AlignedBuf {
+            store,
+            start,
+            len: self.size,
+        }
+    }
+}
+
+/// A heap buffer that starts at a chosen offset from a 64-byte boundary ([`Msg::buffer`]).
+pub struct AlignedBuf {
+    store: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl std::ops::Deref for AlignedBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.store[self.start..self.start + self.len]
+    }
+}
+
+impl std::ops::DerefMut for AlignedBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.store[self.start..self.start + self.len]
+    }
+}
+
 /// How long and how often.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
@@ -28,6 +73,18 @@ pub struct Settings {
     pub reps: usize,
     /// The target duration of one batch.
     pub slice: Duration,
+    /// Every message buffer's address modulo 64 (`--offset`).
+    pub offset: usize,
+}
+
+impl Settings {
+    /// A message of `size` bytes at this run's buffer offset.
+    pub fn msg(self, size: usize) -> Msg {
+        Msg {
+            size,
+            offset: self.offset,
+        }
+    }
 }
 
 /// Operations per batch so that one batch of `c` takes about `slice`.

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use harness::Settings;
 
-const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha]";
+const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]";
 
 /// Which comparisons to run (`--suite`; all of them by default).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -35,6 +35,7 @@ fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
     let mut s = Settings {
         reps: 21,
         slice: Duration::from_millis(2),
+        offset: 0,
     };
     let mut suite = Suite::All;
     let mut it = args.iter();
@@ -46,6 +47,14 @@ fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
                 Some("chacha") => Suite::Chacha,
                 _ => return Err(format!("--suite takes all, aes-gcm or chacha\n{USAGE}")),
             };
+            continue;
+        }
+        if a == "--offset" {
+            s.offset = it
+                .next()
+                .and_then(|v| v.parse().ok())
+                .filter(|&v: &usize| v < 64)
+                .ok_or_else(|| format!("--offset takes 0 to 63\n{USAGE}"))?;
             continue;
         }
         let mut value = |name: &str| -> Result<u64, String> {
