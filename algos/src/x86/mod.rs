@@ -15,6 +15,25 @@ pub(crate) mod token;
 pub(crate) mod vector;
 pub(crate) mod word32;
 
+/// `p` itself, but opaque to the optimizer: a loop that reads a table through
+/// `opaque_ptr(table)` in every iteration keeps loading it there instead of LLVM hoisting
+/// the loads out of the loop into registers. Where registers are short, hoisted values
+/// end up spilled to the stack and reloaded from there anyway (the stitched AES-GCM loop
+/// on zmm: `aes::vaes::gcm::keys_from_schedule`).
+#[inline(always)]
+// The block never dereferences the pointer, it only hides its value: `nomem` is right.
+#[allow(clippy::pointers_in_nomem_asm_block)]
+pub(crate) fn opaque_ptr<T>(p: *const T) -> *const T {
+    let mut q = p;
+    // SAFETY: an empty asm block (a comment) that only claims to change one register; it
+    // reads and writes no memory, leaves the stack and flags alone. Not `pure`, so it is
+    // evaluated where it is written, in every iteration.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) q, options(nomem, nostack, preserves_flags))
+    };
+    q
+}
+
 /// Constructors of drivers that differ only by width: `width_ctors! { Trait: ctor =
 /// "driver", Variant(Token), Impl; ... }` defines `pub(crate) fn ctor(&HostFeatures) ->
 /// Result<Box<dyn Trait>>` that proves `Token` on the host and builds

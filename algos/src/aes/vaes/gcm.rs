@@ -56,6 +56,9 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// added to `sums` and returned unreduced (the caller reduces once per two groups); then
 /// `dst = src ^ keystream`.
 ///
+/// The middle round keys come from `schedule` (the 16-byte round keys) or from the
+/// broadcast `k`, as [`keys_from_schedule`] says; the first and last always from `k`.
+///
 /// With `FAST` (the caller checked [`fast_counters`]), only the first counter vector is
 /// byte-swapped and the others are made from it by adding [`be_step`]s, which saves
 /// `N - 1` shuffles (the shuffle port is the one the carry-less multiplies need).
@@ -65,6 +68,7 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const FAST: bool>(
+    schedule: *const [u8; 16],
     k: &[V; 15],
     pw: *const [u8; 16],
     ctr: V,
@@ -97,8 +101,13 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const 
             }
         }
         let mut sums = sums;
+        let schedule = crate::x86::opaque_ptr(schedule);
         for r in 1..R {
-            let key = V::round_key(k, r);
+            let key = if keys_from_schedule::<V>() {
+                V::broadcast(&*schedule.add(r))
+            } else {
+                V::round_key(k, r)
+            };
             for xj in x.iter_mut() {
                 *xj = xj.aesenc(key);
             }
@@ -123,10 +132,31 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const 
     }
 }
 
+/// Whether the stitched loop reads its middle round keys from the key schedule in every
+/// group (one broadcast load per round, through [`opaque_ptr`](crate::x86::opaque_ptr) so
+/// that the loads stay in the loop) instead of holding them all in registers.
+///
+/// On zmm it does. Held in registers, the round keys, the GHASH powers that LLVM hoisted
+/// out of the two-group loop and the partial sums did not fit in the 32 registers; the
+/// spilled values were reloaded from the stack in every group, and how much that cost
+/// depended on where the buffer lay relative to the stack. Measured with a probe that
+/// seals 8 KiB through a handle, AES-256: 61 to 69 cycles per 16 blocks over buffer
+/// offsets before, about 60.5 at every offset after; `cryptoreg-peers --suite aes-gcm`
+/// (three runs each): AES-256 from 1.06–1.10x aws-lc-rs to 1.10–1.13x, AES-128 from
+/// 1.11–1.13x to 1.17–1.18x.
+///
+/// On ymm the vector type's own choice ([`AesVec::KEYS_IN_MEMORY`]) stands: reading the
+/// schedule made `gcm-aes-vaes-avx10_256` about 5% slower at AES-128.
+#[inline(always)]
+const fn keys_from_schedule<V: SimdVec>() -> bool {
+    V::BYTES == 64
+}
+
 /// Either form of [`group`], as [`fast_counters`] says for the low counter byte `low`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool>(
+    schedule: *const [u8; 16],
     low: u8,
     k: &[V; 15],
     pw: *const [u8; 16],
@@ -141,9 +171,9 @@ unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool>(
     // SAFETY: forwarded from `group`'s contract; `FAST` only when `fast_counters` holds.
     unsafe {
         if fast_counters(low, AGG_BLOCKS) {
-            group::<V, R, N, G, true>(k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, true>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
         } else {
-            group::<V, R, N, G, false>(k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, false>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
         }
     }
 }
@@ -280,8 +310,19 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
             // everything advances by a group.
             macro_rules! step_group {
                 ($g:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr) => {{
-                    let r =
-                        any_group::<V, R, N, $g>(low, &k, $pw, ctrv, step, $sums, $acc, $gh, s, d);
+                    let r = any_group::<V, R, N, $g>(
+                        keys.as_ptr(),
+                        low,
+                        &k,
+                        $pw,
+                        ctrv,
+                        step,
+                        $sums,
+                        $acc,
+                        $gh,
+                        s,
+                        d,
+                    );
                     ctrv = ctrv.add_epi64(big);
                     low = low.wrapping_add(blocks as u8);
                     s = s.add(bytes);
