@@ -333,3 +333,71 @@ pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
         }
     }
 }
+
+/// The driver's out-of-place one-shot calls (`seal_to` / `open_to`, which must exist)
+/// against the reference: random key sizes, AAD, authsizes, and texts from empty to 9000
+/// bytes (both one-shot kernels' short paths and main loops); a wrong tag wipes `dst` and
+/// leaves `src` as it was; buffers of different lengths are refused with nothing written.
+pub(crate) fn out_of_place_one_shot(mut d: Box<dyn AeadImpl>, name: &str) {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6f6f_705f_6763_6d31);
+    for iter in 0..60 {
+        let klen = [16, 24, 32][rng.gen_range(0..3)];
+        let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
+        d.set_key(&key).unwrap();
+        let nonce: [u8; 12] = rng.gen();
+        let aad: Vec<u8> = (0..rng.gen_range(0..40)).map(|_| rng.gen()).collect();
+        let len = match iter % 3 {
+            0 => rng.gen_range(0..300),
+            1 => 16 * rng.gen_range(0..130) + rng.gen_range(0..2),
+            _ => rng.gen_range(2000..9000),
+        };
+        let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let authsize = [4, 8, 12, 16][rng.gen_range(0..4)];
+        let what = format!("{name} iter {iter}: klen={klen} len={len} authsize={authsize}");
+        let (ct, full) = reference(&key, &nonce, &aad, &pt);
+
+        let mut out = vec![0x77u8; len];
+        let mut tag = vec![0u8; authsize];
+        d.seal_to(&nonce, &aad, &pt, &mut out, &mut tag)
+            .expect("the driver has an out-of-place seal")
+            .unwrap();
+        assert_eq!(out, ct, "{what}: seal_to");
+        assert_eq!(tag, full[..authsize], "{what}: seal_to tag");
+
+        let mut back = vec![0x77u8; len];
+        d.open_to(&nonce, &aad, &ct, &mut back, &tag)
+            .expect("the driver has an out-of-place open")
+            .unwrap();
+        assert_eq!(back, pt, "{what}: open_to");
+
+        let mut bad = tag.clone();
+        bad[rng.gen_range(0..authsize)] ^= 1 << rng.gen_range(0..8);
+        let mut wiped = vec![0x77u8; len];
+        let src = ct.clone();
+        let r = d.open_to(&nonce, &aad, &src, &mut wiped, &bad).unwrap();
+        assert_eq!(r, Err(Error::BadMessage), "{what}");
+        assert!(wiped.iter().all(|&b| b == 0), "{what}: not wiped");
+        assert_eq!(src, ct, "{what}: source changed");
+    }
+    d.set_key(&[5u8; 16]).unwrap();
+    let mut out = vec![0x77u8; 40];
+    let mut tag = [0xa5u8; 16];
+    let r = d
+        .seal_to(&[0; 12], b"", &[1u8; 41], &mut out, &mut tag)
+        .unwrap();
+    assert!(
+        matches!(r, Err(Error::LengthMismatch { .. })),
+        "{name}: {r:?}"
+    );
+    assert!(
+        out.iter().all(|&b| b == 0x77) && tag == [0xa5; 16],
+        "{name}: wrote"
+    );
+    let r = d
+        .open_to(&[0; 12], b"", &[1u8; 40], &mut [0x77u8; 39], &tag)
+        .unwrap();
+    assert!(
+        matches!(r, Err(Error::LengthMismatch { .. })),
+        "{name}: {r:?}"
+    );
+}

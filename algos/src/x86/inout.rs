@@ -232,3 +232,15 @@ impl<'a> RawInOut<'a> {
         }
     }
 }
+
+/// The two buffers of an out-of-place one-shot AEAD call (`seal_to` / `open_to`), which
+/// must be of one length: [`Error::LengthMismatch`](cryptoreg_registry::Error) otherwise,
+/// before anything is written.
+pub(crate) fn one_shot_pair<'a>(
+    src: &'a [u8],
+    dst: &'a mut [u8],
+) -> cryptoreg_registry::Result<cryptoreg_registry::InOut<'a>> {
+    let (s, d) = (src.len(), dst.len());
+    cryptoreg_registry::InOut::split(src, dst)
+        .ok_or(cryptoreg_registry::Error::LengthMismatch { src: s, dst: d })
+}

@@ -41,3 +41,10 @@ fn writes_exactly_the_tag() {
         shared::writes_exactly_the_tag(d);
     }
 }
+
+#[test]
+fn out_of_place_one_shot() {
+    if let Some(d) = driver() {
+        shared::out_of_place_one_shot(d, "gcm-aes-aesni");
+    }
+}

@@ -27,7 +27,7 @@ use crate::gcm_util::{
 };
 use crate::ghash::vpclmulqdq::core::{h_times_x_inv, GhashPowers};
 use crate::ghash::vpclmulqdq::entry::{self as ghash_entry, GhashEntry};
-use crate::x86::inout::RawInOut;
+use crate::x86::inout::{one_shot_pair, RawInOut};
 
 /// Byte ranges of the streaming state.
 const ACC: core::ops::Range<usize> = 0..16;
@@ -292,7 +292,7 @@ impl AeadImpl for GcmVaes {
         dst: &mut [u8],
         tag: &mut [u8],
     ) -> Option<Result<()>> {
-        Some(split(src, dst).and_then(|io| self.one_shot(false, nonce, aad, io, tag)))
+        Some(one_shot_pair(src, dst).and_then(|io| self.one_shot(false, nonce, aad, io, tag)))
     }
 
     /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
@@ -305,12 +305,6 @@ impl AeadImpl for GcmVaes {
         dst: &mut [u8],
         tag: &[u8],
     ) -> Option<Result<()>> {
-        Some(split(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
+        Some(one_shot_pair(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
     }
-}
-
-/// The two buffers of an out-of-place one-shot call, which must be of one length.
-fn split<'a>(src: &'a [u8], dst: &'a mut [u8]) -> Result<InOut<'a>> {
-    let (s, d) = (src.len(), dst.len());
-    InOut::split(src, dst).ok_or(Error::LengthMismatch { src: s, dst: d })
 }
