@@ -338,6 +338,8 @@ pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
 /// against the reference: random key sizes, AAD, authsizes, and texts from empty to 9000
 /// bytes (both one-shot kernels' short paths and main loops); a wrong tag wipes `dst` and
 /// leaves `src` as it was; buffers of different lengths are refused with nothing written.
+/// (x86-64 only: `gcm-aes-ce` has no out-of-place one-shot call yet.)
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn out_of_place_one_shot(mut d: Box<dyn AeadImpl>, name: &str) {
     let mut rng = ChaCha20Rng::seed_from_u64(0x6f6f_705f_6763_6d31);
     for iter in 0..60 {

@@ -61,7 +61,7 @@ use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NO
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
-use crate::x86::inout::RawInOut;
+use crate::x86::inout::{one_shot_pair, RawInOut};
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
@@ -349,18 +349,21 @@ impl ChaChaPolySimd {
         h.zeroize();
     }
 
-    /// The whole one-shot request in place: derive, AAD, one fused pass, tag. `nonce`
-    /// and the lengths passed [`check`](Self::check).
-    fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
+    /// The whole one-shot request from `io`'s source into its destination (one buffer in
+    /// place): derive, AAD, one fused pass, tag. `nonce` and the lengths passed
+    /// [`check`](Self::check).
+    fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
         let (seal, keyed_min) = self.width.seal_entry();
-        if encrypt && data.len() >= keyed_min {
+        let mut io = RawInOut::from_inout(io);
+        let (len, src, dst) = (io.len(), io.src(), io.dst());
+        if encrypt && len >= keyed_min {
             // The key from the first batch (`fused::seal_keyed`).
             let mut s = state0(&self.key, nonce);
             let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
-            let p = data.as_mut_ptr();
             // SAFETY: the token in `self.width` proves the entry's features; `aad` is
-            // readable, `data` readable and writable (in place) and at least the entry's
-            // minimum; the counter room was checked; `s` is at block 0.
+            // readable; `io` holds `len` readable bytes at `src` and writable at `dst`
+            // (one buffer, or two that do not overlap), at least the entry's minimum; the
+            // counter room was checked; `s` is at block 0.
             unsafe {
                 seal(
                     &mut s,
@@ -369,12 +372,12 @@ impl ChaChaPolySimd {
                     &mut h,
                     aad.as_ptr(),
                     aad.len(),
-                    p,
-                    p,
-                    data.len(),
+                    src,
+                    dst,
+                    len,
                 )
             };
-            let t = raw::finish(&rl, &tag_s, h, aad.len(), data.len());
+            let t = raw::finish(&rl, &tag_s, h, aad.len(), len);
             s.zeroize();
             rl.zeroize();
             h.zeroize();
@@ -390,15 +393,15 @@ impl ChaChaPolySimd {
         let (enc, dec, absorb) = self.width.entries();
         let f = if encrypt { enc } else { dec };
         // SAFETY: the token in `self.width` proves the entries' features; `aad` is
-        // readable, `data` readable and writable (in place); the counter room was checked.
+        // readable; `io` holds `len` readable bytes at `src` and writable at `dst` (one
+        // buffer, or two that do not overlap); the counter room was checked.
         unsafe {
             if !aad.is_empty() {
                 absorb(&rl, pow.as_deref(), &mut h, aad.as_ptr(), aad.len());
             }
-            let p = data.as_mut_ptr();
-            f(&mut s, &rl, pow.as_deref(), &mut h, p, p, data.len());
+            f(&mut s, &rl, pow.as_deref(), &mut h, src, dst, len);
         }
-        let t = tag(&r, &tag_s, Acc { h }, aad.len(), data.len());
+        let t = tag(&r, &tag_s, Acc { h }, aad.len(), len);
         s.zeroize();
         t
     }
@@ -563,24 +566,7 @@ impl AeadImpl for ChaChaPolySimd {
     /// One fused pass over the request (no streaming state); short requests take the
     /// short path (module docs).
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if tag.len() != POLY1305_TAG_SIZE {
-            return Err(Error::InvalidAuthsize {
-                driver: self.driver.to_string(),
-                len: tag.len(),
-            });
-        }
-        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
-        let mut t = if is_short(aad.len(), data.len()) {
-            let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
-            let t = self.short(&nonce, aad, data, true, &mut buf);
-            data.copy_from_slice(&buf[64..64 + data.len()]);
-            t
-        } else {
-            self.one_shot(&nonce, aad, data, true)
-        };
-        tag.copy_from_slice(&t);
-        t.zeroize();
-        Ok(())
+        self.seal_into(nonce, aad, InOut::InPlace(data), tag)
     }
 
     /// One fused pass (authenticate and decrypt each chunk; short requests: the short
@@ -588,39 +574,104 @@ impl AeadImpl for ChaChaPolySimd {
     /// constant time; on a mismatch `data` is wiped before the error returns. A refused
     /// request (bad nonce, authsize or length) leaves `data` untouched.
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        self.open_into(nonce, aad, InOut::InPlace(data), tag)
+    }
+
+    /// [`seal`](Self::seal) from `src` into `dst`, with no copy beyond the short path's.
+    fn seal_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &mut [u8],
+    ) -> Option<Result<()>> {
+        Some(one_shot_pair(src, dst).and_then(|io| self.seal_into(nonce, aad, io, tag)))
+    }
+
+    /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
+    /// only read.
+    fn open_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &[u8],
+    ) -> Option<Result<()>> {
+        Some(one_shot_pair(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
+    }
+}
+
+impl ChaChaPolySimd {
+    /// `seal` from `io`'s source into its destination (in place: one buffer).
+    #[inline(always)]
+    fn seal_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
         if tag.len() != POLY1305_TAG_SIZE {
             return Err(Error::InvalidAuthsize {
                 driver: self.driver.to_string(),
                 len: tag.len(),
             });
         }
-        let nonce = self.check(nonce, data.len(), POLY1305_TAG_SIZE)?;
-        if is_short(aad.len(), data.len()) {
+        let len = io.len();
+        let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let mut t = if is_short(aad.len(), len) {
+            let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
+            let t = self.short(&nonce, aad, io.input(), true, &mut buf);
+            output(&mut io).copy_from_slice(&buf[64..64 + len]);
+            t
+        } else {
+            self.one_shot(&nonce, aad, io, true)
+        };
+        tag.copy_from_slice(&t);
+        t.zeroize();
+        Ok(())
+    }
+
+    /// `open` from `io`'s source into its destination; on a mismatch the destination is
+    /// wiped (the source, when it is another buffer, is only read).
+    #[inline(always)]
+    fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        if tag.len() != POLY1305_TAG_SIZE {
+            return Err(Error::InvalidAuthsize {
+                driver: self.driver.to_string(),
+                len: tag.len(),
+            });
+        }
+        let len = io.len();
+        let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let ok = if is_short(aad.len(), len) {
             // The plaintext stays in `buf` unless the tag matches, and is wiped there.
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
-            let mut t = self.short(&nonce, aad, data, false, &mut buf);
+            let mut t = self.short(&nonce, aad, io.input(), false, &mut buf);
             let ok = tags_equal(&t, tag);
             t.zeroize();
-            let plain = &mut buf[64..64 + data.len()];
-            let r = if ok {
-                data.copy_from_slice(plain);
-                Ok(())
-            } else {
-                data.zeroize();
-                Err(Error::BadMessage)
-            };
+            let plain = &mut buf[64..64 + len];
+            if ok {
+                output(&mut io).copy_from_slice(plain);
+            }
             plain.zeroize();
-            return r;
-        }
-        let mut t = self.one_shot(&nonce, aad, data, false);
-        let ok = tags_equal(&t, tag);
-        t.zeroize();
+            ok
+        } else {
+            let mut t = self.one_shot(&nonce, aad, io.reborrow(), false);
+            let ok = tags_equal(&t, tag);
+            t.zeroize();
+            ok
+        };
         if ok {
             Ok(())
         } else {
-            data.zeroize();
+            output(&mut io).zeroize();
             Err(Error::BadMessage)
         }
+    }
+}
+
+/// Where `io` writes: the buffer in place, else the destination.
+fn output<'b>(io: &'b mut InOut<'_>) -> &'b mut [u8] {
+    match io {
+        InOut::InPlace(b) => b,
+        InOut::Split { dst, .. } => dst,
     }
 }
 

@@ -212,6 +212,30 @@ fn matches_the_generic_template() {
             let mut back = ct.clone();
             d.open(&nonce, &aad, &mut back, &tag).unwrap();
             assert_eq!(back, pt, "{what} open");
+
+            // Out of place: `src` only read; a wrong tag wipes `dst`.
+            let mut out = vec![0x77u8; tlen];
+            let mut tag_to = [0u8; 16];
+            d.seal_to(&nonce, &aad, &pt, &mut out, &mut tag_to)
+                .expect("an out-of-place seal")
+                .unwrap();
+            assert_eq!((&out, tag_to), (&want, want_tag), "{what} seal_to");
+            let mut back_to = vec![0x77u8; tlen];
+            d.open_to(&nonce, &aad, &ct, &mut back_to, &tag)
+                .expect("an out-of-place open")
+                .unwrap();
+            assert_eq!(back_to, pt, "{what} open_to");
+            let mut wrong = tag;
+            wrong[rng.gen_range(0..16)] ^= 1 << rng.gen_range(0..8);
+            let mut wiped = vec![0x77u8; tlen];
+            let src = ct.clone();
+            let got = d.open_to(&nonce, &aad, &src, &mut wiped, &wrong).unwrap();
+            assert_eq!(got, Err(Error::BadMessage), "{what} open_to, wrong tag");
+            assert!(
+                wiped.iter().all(|&b| b == 0),
+                "{what}: open_to left plaintext"
+            );
+            assert_eq!(src, ct, "{what}: open_to changed its source");
             let mut back2 = ct.clone();
             let tag3 = streaming(&d, &nonce, &aad, &mut back2, false, &mut rng);
             assert_eq!((&back2, tag3), (&pt, want_tag), "{what} streaming decrypt");
@@ -265,6 +289,23 @@ fn refusals() {
         ));
         assert!(d.check_authsize(12).is_err() && d.check_authsize(16).is_ok());
         assert_eq!(data, vec![7u8; 10], "{name}: a refused request wrote");
+        // Out of place with buffers of two lengths: refused, nothing written.
+        let mut out = vec![0x77u8; 9];
+        let got = d.seal_to(&[0; 12], &[], &data, &mut out, &mut tag).unwrap();
+        assert!(
+            matches!(got, Err(Error::LengthMismatch { .. })),
+            "{name}: {got:?}"
+        );
+        let got = d.open_to(&[0; 12], &[], &data, &mut out, &tag).unwrap();
+        assert!(
+            matches!(got, Err(Error::LengthMismatch { .. })),
+            "{name}: {got:?}"
+        );
+        assert_eq!(
+            out,
+            vec![0x77u8; 9],
+            "{name}: a refused out-of-place call wrote"
+        );
         // Past block 2^32 - 1 of the nonce: refused at start, before any byte is written.
         let mut st = AeadState::new();
         let lens = AeadLens {
