@@ -336,21 +336,31 @@ pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
 
 /// The driver's out-of-place one-shot calls (`seal_to` / `open_to`, which must exist)
 /// against the reference: random key sizes, AAD, authsizes, and texts from empty to 9000
-/// bytes (both one-shot kernels' short paths and main loops); a wrong tag wipes `dst` and
-/// leaves `src` as it was; buffers of different lengths are refused with nothing written.
+/// bytes, on both sides of the block, group and pair boundaries (the kernels' short paths
+/// and main loops); a wrong tag wipes `dst` and leaves `src` as it was; buffers of
+/// different lengths, a wrong nonce length or tag size are refused with nothing written.
 /// (x86-64 only: `gcm-aes-ce` has no out-of-place one-shot call yet.)
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn out_of_place_one_shot(mut d: Box<dyn AeadImpl>, name: &str) {
-    let mut rng = ChaCha20Rng::seed_from_u64(0x6f6f_705f_6763_6d31);
+    // Each driver its own cases: the name goes into the seed.
+    let seed = name.bytes().fold(0x6f6f_705f_6763_6d31u64, |h, b| {
+        h.rotate_left(8) ^ u64::from(b)
+    });
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
     for iter in 0..60 {
         let klen = [16, 24, 32][rng.gen_range(0..3)];
         let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
         d.set_key(&key).unwrap();
         let nonce: [u8; 12] = rng.gen();
         let aad: Vec<u8> = (0..rng.gen_range(0..40)).map(|_| rng.gen()).collect();
+        // Short texts, both sides of a block, 4-block, group (256) and pair (512)
+        // boundary, and long texts past the 2048 bytes where the handle copies.
         let len = match iter % 3 {
             0 => rng.gen_range(0..300),
-            1 => 16 * rng.gen_range(0..130) + rng.gen_range(0..2),
+            1 => {
+                let unit = [16usize, 64, 256, 512][rng.gen_range(0..4)];
+                (unit * rng.gen_range(0..=8)).saturating_add_signed(rng.gen_range(-1isize..=1))
+            }
             _ => rng.gen_range(2000..9000),
         };
         let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
@@ -395,11 +405,40 @@ pub(crate) fn out_of_place_one_shot(mut d: Box<dyn AeadImpl>, name: &str) {
         out.iter().all(|&b| b == 0x77) && tag == [0xa5; 16],
         "{name}: wrote"
     );
+    let mut short = [0x77u8; 39];
     let r = d
-        .open_to(&[0; 12], b"", &[1u8; 40], &mut [0x77u8; 39], &tag)
+        .open_to(&[0; 12], b"", &[1u8; 40], &mut short, &tag)
         .unwrap();
     assert!(
         matches!(r, Err(Error::LengthMismatch { .. })),
         "{name}: {r:?}"
     );
+    assert!(short.iter().all(|&b| b == 0x77), "{name}: wrote");
+    // Refused before anything is written: a nonce of the wrong length, a tag size GCM
+    // does not have.
+    let src = [1u8; 40];
+    for (nonce, tag_len) in [
+        (&[0u8; 8][..], 16),
+        (&[0u8; 12][..], 5),
+        (&[0u8; 12][..], 17),
+    ] {
+        let mut out = [0x77u8; 40];
+        let mut tag = [0xa5u8; 17];
+        let r = d
+            .seal_to(nonce, b"", &src, &mut out, &mut tag[..tag_len])
+            .unwrap();
+        assert!(r.is_err(), "{name}: seal_to accepted {nonce:?} / {tag_len}");
+        assert!(
+            out.iter().all(|&b| b == 0x77) && tag.iter().all(|&b| b == 0xa5),
+            "{name}: a refused seal_to wrote"
+        );
+        let r = d
+            .open_to(nonce, b"", &src, &mut out, &tag[..tag_len])
+            .unwrap();
+        assert!(r.is_err(), "{name}: open_to accepted {nonce:?} / {tag_len}");
+        assert!(
+            out.iter().all(|&b| b == 0x77),
+            "{name}: a refused open_to wrote"
+        );
+    }
 }

@@ -53,6 +53,18 @@ impl<'a> InOut<'a> {
         }
     }
 
+    /// The output bytes, `len()` of them (for in place: the buffer itself): where a
+    /// driver copies its result, or what it wipes after a failed tag check.
+    pub fn output(&mut self) -> &mut [u8] {
+        match self {
+            InOut::InPlace(b) => b,
+            InOut::Split { src, dst } => {
+                let n = src.len().min(dst.len());
+                &mut dst[..n]
+            }
+        }
+    }
+
     /// A shorter-lived view of the same run, so it can be passed on and used again.
     pub fn reborrow(&mut self) -> InOut<'_> {
         match self {
@@ -142,5 +154,26 @@ mod tests {
         let (x, y) = odd.split_at(4);
         assert_eq!((x.len(), y.len()), (3, 0));
         assert_eq!(x.into_in_place(), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn output_is_where_the_run_writes() {
+        let src = [1u8, 2, 3, 4, 5];
+        let mut buf = src;
+        assert_eq!(InOut::InPlace(&mut buf).output(), &src);
+        let mut dst = [9u8; 5];
+        let mut io = InOut::split(&src, &mut dst).unwrap();
+        io.output().fill(0);
+        assert_eq!(io.input(), &src);
+        assert_eq!(dst, [0; 5]);
+        // A hand-built pair of unequal lengths: the output is as long as the run.
+        let mut long = [9u8; 7];
+        let mut odd = InOut::Split {
+            src: &src,
+            dst: &mut long,
+        };
+        assert_eq!(odd.output().len(), 5);
+        odd.output().fill(0);
+        assert_eq!(long, [0, 0, 0, 0, 0, 9, 9]);
     }
 }

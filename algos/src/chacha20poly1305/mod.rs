@@ -28,9 +28,11 @@
 //! inputs run the scalar Poly1305 step (no powers of `r` are computed for them) and
 //! ChaCha20's narrower kernels.
 //!
-//! The one-shot [`AeadImpl::open`] decrypts and authenticates in the same single pass,
-//! then compares the tag in constant time; on a mismatch it wipes the whole buffer before
-//! returning [`Error::BadMessage`], so no plaintext escapes.
+//! The one-shot [`AeadImpl::open`] (and `open_to`, which reads one buffer and writes
+//! another with the same kernels) decrypts and authenticates in the same single pass,
+//! then compares the tag in constant time; on a mismatch it wipes the whole output before
+//! returning [`Error::BadMessage`], so no plaintext escapes; `open_to`'s source is only
+//! read.
 //!
 //! Per-request setup is what a short request pays for, so it runs on the vector units
 //! too: keystream block 0 (the one-time key) comes from the width's ChaCha20 entry, not
@@ -38,8 +40,8 @@
 //! for the vector Poly1305 step) takes the short path: the key block and the text's blocks
 //! from ONE entry call over a stack buffer (key block, then a copy of the text: 2 to 4
 //! blocks, one horizontal zmm / vertical xmm batch), then the scalar Poly1305 step. There
-//! `open` keeps the plaintext in the buffer until the tag has matched, so `data` only
-//! ever holds ciphertext, the plaintext or zeros. The streaming calls keep the
+//! `open` keeps the plaintext in the stack buffer until the tag has matched, so the
+//! output only ever holds its old bytes (ciphertext, in place), the plaintext or zeros. The streaming calls keep the
 //! per-request state (counter and nonce, the Poly1305 sum, `r`, `s`, the lengths and the
 //! powers `r^1..r^8`) in the caller's [`AeadState`], wiped on drop.
 //!
@@ -61,7 +63,7 @@ use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NO
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
-use crate::x86::inout::{one_shot_pair, RawInOut};
+use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
@@ -563,62 +565,23 @@ impl AeadImpl for ChaChaPolySimd {
         s.zeroize();
     }
 
-    /// One fused pass over the request (no streaming state); short requests take the
-    /// short path (module docs).
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        self.seal_into(nonce, aad, InOut::InPlace(data), tag)
-    }
-
-    /// One fused pass (authenticate and decrypt each chunk; short requests: the short
-    /// path, plaintext copied out only after the check), then the tag compared in
-    /// constant time; on a mismatch `data` is wiped before the error returns. A refused
-    /// request (bad nonce, authsize or length) leaves `data` untouched.
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        self.open_into(nonce, aad, InOut::InPlace(data), tag)
-    }
-
-    /// [`seal`](Self::seal) from `src` into `dst`, with no copy beyond the short path's.
-    fn seal_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &mut [u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.seal_into(nonce, aad, io, tag)))
-    }
-
-    /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
-    /// only read.
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &[u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
-    }
+    // `seal`, `open`, `seal_to`, `open_to`: through `seal_into` / `open_into`.
+    crate::x86::inout::one_shot_methods!();
 }
 
 impl ChaChaPolySimd {
-    /// `seal` from `io`'s source into its destination (in place: one buffer).
+    /// `seal` from `io`'s source into its destination (in place: one buffer): one fused
+    /// pass over the request (no streaming state); short requests take the short path
+    /// (module docs).
     #[inline(always)]
     fn seal_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
-        if tag.len() != POLY1305_TAG_SIZE {
-            return Err(Error::InvalidAuthsize {
-                driver: self.driver.to_string(),
-                len: tag.len(),
-            });
-        }
+        self.check_authsize(tag.len())?;
         let len = io.len();
         let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
         let mut t = if is_short(aad.len(), len) {
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
             let t = self.short(&nonce, aad, io.input(), true, &mut buf);
-            output(&mut io).copy_from_slice(&buf[64..64 + len]);
+            io.output().copy_from_slice(&buf[64..64 + len]);
             t
         } else {
             self.one_shot(&nonce, aad, io, true)
@@ -628,16 +591,15 @@ impl ChaChaPolySimd {
         Ok(())
     }
 
-    /// `open` from `io`'s source into its destination; on a mismatch the destination is
-    /// wiped (the source, when it is another buffer, is only read).
+    /// `open` from `io`'s source into its destination: one fused pass (authenticate and
+    /// decrypt each chunk; short requests: the short path, plaintext copied out only
+    /// after the check), then the tag compared in constant time; on a mismatch the
+    /// destination is wiped before the error returns (the source, when it is another
+    /// buffer, is only read). A refused request (bad nonce, authsize or length) touches
+    /// nothing.
     #[inline(always)]
     fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
-        if tag.len() != POLY1305_TAG_SIZE {
-            return Err(Error::InvalidAuthsize {
-                driver: self.driver.to_string(),
-                len: tag.len(),
-            });
-        }
+        self.check_authsize(tag.len())?;
         let len = io.len();
         let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
         let ok = if is_short(aad.len(), len) {
@@ -648,7 +610,7 @@ impl ChaChaPolySimd {
             t.zeroize();
             let plain = &mut buf[64..64 + len];
             if ok {
-                output(&mut io).copy_from_slice(plain);
+                io.output().copy_from_slice(plain);
             }
             plain.zeroize();
             ok
@@ -661,17 +623,9 @@ impl ChaChaPolySimd {
         if ok {
             Ok(())
         } else {
-            output(&mut io).zeroize();
+            io.output().zeroize();
             Err(Error::BadMessage)
         }
-    }
-}
-
-/// Where `io` writes: the buffer in place, else the destination.
-fn output<'b>(io: &'b mut InOut<'_>) -> &'b mut [u8] {
-    match io {
-        InOut::InPlace(b) => b,
-        InOut::Split { dst, .. } => dst,
     }
 }
 

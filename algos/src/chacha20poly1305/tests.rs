@@ -306,6 +306,19 @@ fn refusals() {
             vec![0x77u8; 9],
             "{name}: a refused out-of-place call wrote"
         );
+        // A wrong nonce length or tag size, out of place: refused, nothing written.
+        for (nonce, tag_len) in [(&[0u8; 8][..], 16), (&[0u8; 12][..], 12)] {
+            let mut out = vec![0x77u8; 10];
+            let mut tag = [0xa5u8; 16];
+            let got = d.seal_to(nonce, &[], &data, &mut out, &mut tag[..tag_len]);
+            assert!(matches!(got, Some(Err(_))), "{name}: {got:?}");
+            let got = d.open_to(nonce, &[], &data, &mut out, &tag[..tag_len]);
+            assert!(matches!(got, Some(Err(_))), "{name}: {got:?}");
+            assert!(
+                out == vec![0x77u8; 10] && tag == [0xa5; 16],
+                "{name}: a refused out-of-place call wrote"
+            );
+        }
         // Past block 2^32 - 1 of the nonce: refused at start, before any byte is written.
         let mut st = AeadState::new();
         let lens = AeadLens {

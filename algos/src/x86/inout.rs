@@ -244,3 +244,63 @@ pub(crate) fn one_shot_pair<'a>(
     cryptoreg_registry::InOut::split(src, dst)
         .ok_or(cryptoreg_registry::Error::LengthMismatch { src: s, dst: d })
 }
+
+/// The one-shot methods of an [`AeadImpl`](cryptoreg_registry::AeadImpl) whose one-shot
+/// kernel reads one buffer and writes another (possibly the same): `seal`, `open`,
+/// `seal_to` and `open_to`, all through the driver's own inherent
+/// `seal_into(&self, nonce, aad, InOut, &mut [u8]) -> Result<()>` and
+/// `open_into(&self, nonce, aad, InOut, &[u8]) -> Result<()>` — in place as
+/// `InOut::InPlace`, out of place as [`one_shot_pair`] (buffers of one length, else
+/// `LengthMismatch` with nothing written). Used inside the `impl AeadImpl` block.
+macro_rules! one_shot_methods {
+    () => {
+        fn seal(
+            &self,
+            nonce: &[u8],
+            aad: &[u8],
+            data: &mut [u8],
+            tag: &mut [u8],
+        ) -> cryptoreg_registry::Result<()> {
+            self.seal_into(nonce, aad, cryptoreg_registry::InOut::InPlace(data), tag)
+        }
+
+        fn open(
+            &self,
+            nonce: &[u8],
+            aad: &[u8],
+            data: &mut [u8],
+            tag: &[u8],
+        ) -> cryptoreg_registry::Result<()> {
+            self.open_into(nonce, aad, cryptoreg_registry::InOut::InPlace(data), tag)
+        }
+
+        fn seal_to(
+            &self,
+            nonce: &[u8],
+            aad: &[u8],
+            src: &[u8],
+            dst: &mut [u8],
+            tag: &mut [u8],
+        ) -> Option<cryptoreg_registry::Result<()>> {
+            Some(
+                $crate::x86::inout::one_shot_pair(src, dst)
+                    .and_then(|io| self.seal_into(nonce, aad, io, tag)),
+            )
+        }
+
+        fn open_to(
+            &self,
+            nonce: &[u8],
+            aad: &[u8],
+            src: &[u8],
+            dst: &mut [u8],
+            tag: &[u8],
+        ) -> Option<cryptoreg_registry::Result<()>> {
+            Some(
+                $crate::x86::inout::one_shot_pair(src, dst)
+                    .and_then(|io| self.open_into(nonce, aad, io, tag)),
+            )
+        }
+    };
+}
+pub(crate) use one_shot_methods;

@@ -11,9 +11,11 @@
 //! nonce || 1), tags of 4, 8, 12..=16 bytes, SP 800-38D length limits checked in `start`,
 //! keys of 16/24/32 bytes.
 //!
-//! One-shot `seal` and `open` run the whole request in one `#[target_feature]` entry
-//! call. `open` decrypts and authenticates in the same pass, then compares the tag in
-//! constant time and wipes the buffer if it does not verify: no plaintext is left behind.
+//! One-shot `seal` and `open`, in place or out of place (`seal_to` / `open_to`: the entry
+//! reads one buffer and writes the other), run the whole request in one
+//! `#[target_feature]` entry call. `open` decrypts and authenticates in the same pass,
+//! then compares the tag in constant time and wipes the output if it does not verify: no
+//! plaintext is left behind (`open_to`'s source is only read).
 //!
 //! The entries (`gcm_enc_aesni`, `gcm_dec_aesni`, `gcm_seal_aesni`, `gcm_open_aesni`,
 //! `gcm_tag_aesni`; the AAD goes through `ghash-clmulni`'s `ghash_clmulni`) take plain
@@ -37,7 +39,7 @@ use crate::gcm_util::{
 };
 use crate::ghash::clmulni::ghash_clmulni;
 use crate::ghash::clmulni::xmm::{Clmul, HPowers, GROUP};
-use crate::x86::inout::{one_shot_pair, RawInOut};
+use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNiPclmul;
 use crate::x86::vector::{load_lt16, store_lt16};
 
@@ -660,6 +662,12 @@ impl GcmAesni {
         Ok(())
     }
 
+    /// `seal` from `io`'s source into its destination: one entry call.
+    #[inline(always)]
+    fn seal_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
+        self.one_shot(nonce, aad, io, tag, true)
+    }
+
     /// `open` into `io`'s destination: decrypts and computes the expected tag in one pass,
     /// compares in constant time, and wipes the destination on a mismatch. A refused
     /// request (nonce, tag size, lengths) touches nothing. Inlined for the reason
@@ -673,8 +681,7 @@ impl GcmAesni {
         if equal {
             Ok(())
         } else {
-            let (InOut::InPlace(written) | InOut::Split { dst: written, .. }) = io;
-            written.zeroize();
+            io.output().zeroize();
             Err(Error::BadMessage)
         }
     }
@@ -766,39 +773,9 @@ impl AeadImpl for GcmAesni {
         full.zeroize();
     }
 
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        self.one_shot(nonce, aad, InOut::InPlace(data), tag, true)
-    }
-
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        self.open_into(nonce, aad, InOut::InPlace(data), tag)
-    }
-
-    /// [`seal`](Self::seal) from `src` into `dst`: the same entry, reading one buffer and
-    /// writing the other, with no copy.
-    fn seal_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &mut [u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.one_shot(nonce, aad, io, tag, true)))
-    }
-
-    /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
-    /// only read.
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &[u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
-    }
+    // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
+    // `open_into`.
+    crate::x86::inout::one_shot_methods!();
 }
 
 /// Builds an unkeyed `gcm-aes-aesni`, or refuses without AES-NI/PCLMULQDQ/SSSE3.

@@ -79,8 +79,9 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const 
     src: *const u8,
     dst: *mut u8,
 ) -> Sums<V> {
-    // SAFETY: 256 bytes at `gh`, `src` and `dst` are valid and 16 powers at `pw` readable
-    // (caller, `N * LANES == 16`); target features per the module contract.
+    // SAFETY: 256 bytes at `gh`, `src` and `dst` are valid, 16 powers at `pw` and the
+    // round keys `1..R` at `schedule` readable (caller, `N * LANES == 16`); target
+    // features per the module contract.
     unsafe {
         let mut x = [V::zero(); N];
         if FAST {
@@ -141,9 +142,10 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const 
 /// spilled values were reloaded from the stack in every group, and how much that cost
 /// depended on where the buffer lay relative to the stack. Measured with a probe that
 /// seals 8 KiB through a handle, AES-256: 61 to 69 cycles per 16 blocks over buffer
-/// offsets before, about 60.5 at every offset after; `cryptoreg-peers --suite aes-gcm`
-/// (three runs each): AES-256 from 1.06–1.10x aws-lc-rs to 1.10–1.13x, AES-128 from
-/// 1.11–1.13x to 1.17–1.18x.
+/// offsets before, about 60.5 at every offset after; `cryptoreg-peers --suite aes-gcm`,
+/// builds before and after measured back to back at buffer offsets 16 and 0: AES-256
+/// from 1.06x and 1.10x aws-lc-rs to 1.10x and 1.13x, AES-128 from 1.11x and 1.13x to
+/// 1.18x and 1.17x (the README's figures are later runs).
 ///
 /// On ymm the vector type's own choice ([`AesVec::KEYS_IN_MEMORY`]) stands: reading the
 /// schedule made `gcm-aes-vaes-avx10_256` about 5% slower at AES-128.
@@ -287,8 +289,9 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
 ) where
     V::Half: AesVec,
 {
-    // SAFETY: the pointers advance together through the `len` valid bytes; target
-    // features per this function's contract.
+    // SAFETY: the pointers advance together through the `len` valid bytes; `keys` (the
+    // groups' `schedule`) holds all 15 round keys; target features per this function's
+    // contract.
     unsafe {
         let blocks = AGG_BLOCKS;
         let bytes = N * V::BYTES;

@@ -27,7 +27,7 @@ use crate::gcm_util::{
 };
 use crate::ghash::vpclmulqdq::core::{h_times_x_inv, GhashPowers};
 use crate::ghash::vpclmulqdq::entry::{self as ghash_entry, GhashEntry};
-use crate::x86::inout::{one_shot_pair, RawInOut};
+use crate::x86::inout::RawInOut;
 
 /// Byte ranges of the streaming state.
 const ACC: core::ops::Range<usize> = 0..16;
@@ -175,9 +175,17 @@ impl GcmVaes {
         Ok(())
     }
 
+    /// `seal` from `io`'s source into its destination: one entry call (AAD, text, lengths
+    /// and the tag, written straight into `tag`).
+    #[inline(always)]
+    fn seal_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
+        self.one_shot(false, nonce, aad, io, tag)
+    }
+
     /// `open` into `io`'s destination: the expected tag computed with the decryption,
-    /// compared in constant time; on a mismatch the destination is wiped. Inlined for the
-    /// reason `one_shot` is.
+    /// compared in constant time; on a mismatch the destination is wiped (the source,
+    /// when it is another buffer, is only read). A refused request (nonce, tag size,
+    /// lengths) touches nothing. Inlined for the reason `one_shot` is.
     #[inline(always)]
     fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
         check_gcm_authsize(self.driver, tag.len())?;
@@ -187,8 +195,7 @@ impl GcmVaes {
         if ok {
             Ok(())
         } else {
-            let (InOut::InPlace(written) | InOut::Split { dst: written, .. }) = io;
-            written.zeroize();
+            io.output().zeroize();
             Err(Error::BadMessage)
         }
     }
@@ -269,42 +276,7 @@ impl AeadImpl for GcmVaes {
         }
     }
 
-    /// One entry call: AAD, text, lengths and the tag, written straight into `tag`.
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        self.one_shot(false, nonce, aad, InOut::InPlace(data), tag)
-    }
-
-    /// One entry call that decrypts and computes the expected tag, then a constant-time
-    /// comparison; on a mismatch the buffer is wiped before returning
-    /// [`Error::BadMessage`]. A refused request (nonce, tag size, lengths) leaves the
-    /// ciphertext untouched.
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        self.open_into(nonce, aad, InOut::InPlace(data), tag)
-    }
-
-    /// [`seal`](Self::seal) from `src` into `dst`: the same entry, reading one buffer and
-    /// writing the other.
-    fn seal_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &mut [u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.one_shot(false, nonce, aad, io, tag)))
-    }
-
-    /// [`open`](Self::open) from `src` into `dst`: on a mismatch `dst` is wiped, `src`
-    /// only read.
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        tag: &[u8],
-    ) -> Option<Result<()>> {
-        Some(one_shot_pair(src, dst).and_then(|io| self.open_into(nonce, aad, io, tag)))
-    }
+    // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
+    // `open_into`.
+    crate::x86::inout::one_shot_methods!();
 }

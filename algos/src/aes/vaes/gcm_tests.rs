@@ -400,11 +400,11 @@ fn refuses_bad_nonces_and_tag_sizes_without_writing() {
 }
 
 /// The out-of-place one-shot calls (`seal_to`, `open_to`: the same entry reading one
-/// buffer and writing another) against the reference, every width: lengths on both sides
-/// of the group and pair boundaries and past the 2048 bytes where the handle used to fall
-/// back to the segment walker, every tag size; the source is only read, a wrong tag
-/// wipes the destination, and buffers of two lengths are refused before anything is
-/// written.
+/// buffer and writing another) against the reference, every width
+/// (`crate::gcm_driver_tests::out_of_place_one_shot`: lengths on both sides of the group
+/// and pair boundaries and past the 2048 bytes where the handle used to fall back to the
+/// segment walker, every tag size; the source is only read, a wrong tag wipes the
+/// destination, refused requests write nothing).
 #[test]
 fn out_of_place_one_shot_matches_the_reference_every_width() {
     for (w, name) in runnable("gcm out of place") {
