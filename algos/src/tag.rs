@@ -1,7 +1,7 @@
 //! Comparing a computed authentication tag with the caller's, in constant time.
 
 #[cfg(target_arch = "x86_64")]
-use cryptoreg_registry::{Error, Result};
+use cryptoreg_registry::{Error, InOut, Result};
 #[cfg(target_arch = "x86_64")]
 use zeroize::Zeroize;
 
@@ -41,13 +41,33 @@ pub(crate) fn expected_tag_matches(
     Ok(ok)
 }
 
+/// A one-shot `open` whose kernel decrypts `io` and writes the expected tag in one pass:
+/// `decrypt` gets `io` and the block for the tag ([`expected_tag_matches`]); on a
+/// mismatch `io`'s output is wiped and the answer is [`Error::BadMessage`], so no
+/// plaintext is left behind. A request `decrypt` refuses is its error, with nothing
+/// wiped (it wrote nothing). The x86 GCM drivers' `open_into`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn open_verified(
+    tag: &[u8],
+    mut io: InOut<'_>,
+    decrypt: impl FnOnce(InOut<'_>, &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    if expected_tag_matches(tag, |mine| decrypt(io.reborrow(), mine))? {
+        Ok(())
+    } else {
+        io.output().zeroize();
+        Err(Error::BadMessage)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    #[cfg(target_arch = "x86_64")]
-    use super::expected_tag_matches;
     use super::tags_equal;
     #[cfg(target_arch = "x86_64")]
-    use cryptoreg_registry::{Error, Result};
+    use super::{expected_tag_matches, open_verified};
+    #[cfg(target_arch = "x86_64")]
+    use cryptoreg_registry::{Error, InOut, Result};
 
     #[test]
     fn equal_only_when_every_byte_is() {
@@ -83,5 +103,30 @@ mod tests {
             expected_tag_matches(&[0u8; 17], write(0)),
             Err(Error::BadMessage)
         );
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn open_verified_wipes_only_on_a_mismatch() {
+        let tag = [0x3cu8; 16];
+        let src = [7u8; 20];
+        // Decrypts (writes 0x11) and writes the tag byte `v`.
+        let run = |v: u8, dst: &mut [u8]| {
+            let io = InOut::split(&src, dst).unwrap();
+            open_verified(&tag, io, |mut io, mine| {
+                io.output().fill(0x11);
+                mine.fill(v);
+                Ok(())
+            })
+        };
+        let mut dst = [0u8; 20];
+        assert_eq!(run(0x3c, &mut dst), Ok(()));
+        assert_eq!(dst, [0x11; 20]);
+        assert_eq!(run(0x3d, &mut dst), Err(Error::BadMessage));
+        assert_eq!(dst, [0; 20], "plaintext left after a mismatch");
+        let mut buf = [9u8; 20];
+        let refused = open_verified(&tag, InOut::InPlace(&mut buf), |_, _| Err(Error::NoKey));
+        assert_eq!(refused, Err(Error::NoKey));
+        assert_eq!(buf, [9; 20], "a refused request was wiped");
     }
 }

@@ -41,9 +41,10 @@
 //! from ONE entry call over a stack buffer (key block, then a copy of the text: 2 to 4
 //! blocks, one horizontal zmm / vertical xmm batch), then the scalar Poly1305 step. There
 //! `open` keeps the plaintext in the stack buffer until the tag has matched, so the
-//! output only ever holds its old bytes (ciphertext, in place), the plaintext or zeros. The streaming calls keep the
-//! per-request state (counter and nonce, the Poly1305 sum, `r`, `s`, the lengths and the
-//! powers `r^1..r^8`) in the caller's [`AeadState`], wiped on drop.
+//! output only ever holds its old bytes (ciphertext, in place), the plaintext or zeros.
+//! The streaming calls keep the per-request state (counter and nonce, the Poly1305 sum,
+//! `r`, `s`, the lengths and the powers `r^1..r^8`) in the caller's [`AeadState`], wiped
+//! on drop.
 //!
 //! The `raw` module (hidden from the docs) exposes the entries to the `cryptoreg-emu`
 //! crate (`cargo xtask emu`, `cargo xtask asm`).

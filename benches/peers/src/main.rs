@@ -1,9 +1,10 @@
 //! # cryptoreg-peers: cryptoreg's AEADs against ring, aws-lc-rs and OpenSSL, in one run
 //!
 //! `cargo xtask peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]`
-//! builds this crate in release mode and runs it. For each algorithm family (AES-GCM in [`aes_gcm`], ChaCha20 and
-//! ChaCha20-Poly1305 in [`chacha`]) it measures every cryptoreg driver of the algorithm
-//! by exact driver name, and the peers, on the same message sizes, interleaved
+//! builds this crate in release mode and runs it. For each algorithm family (AES-GCM in
+//! [`aes_gcm`], ChaCha20 and ChaCha20-Poly1305 in [`chacha`]) it measures every cryptoreg
+//! driver of the algorithm by exact driver name, and the peers, on the same message
+//! sizes, every buffer at the same offset from a 64-byte boundary, interleaved
 //! round-robin ([`harness`]), and prints the table and the ratios the issues' goals name.
 //!
 //! The registry boots as a service would (`CRYPTOREG_CONFIG` or the embedded defaults:
@@ -21,7 +22,8 @@ use std::time::Duration;
 
 use harness::Settings;
 
-const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]";
+const USAGE: &str =
+    "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]";
 
 /// Which comparisons to run (`--suite`; all of them by default).
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -27,7 +27,7 @@
 
 use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
-use crate::tag::expected_tag_matches;
+use crate::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use zeroize::Zeroize;
 
@@ -673,17 +673,11 @@ impl GcmAesni {
     /// request (nonce, tag size, lengths) touches nothing. Inlined for the reason
     /// `one_shot` is.
     #[inline(always)]
-    fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
+    fn open_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         check_gcm_authsize(DRIVER, tag.len())?;
-        let equal = expected_tag_matches(tag, |mine| {
-            self.one_shot(nonce, aad, io.reborrow(), mine, false)
-        })?;
-        if equal {
-            Ok(())
-        } else {
-            io.output().zeroize();
-            Err(Error::BadMessage)
-        }
+        open_verified(tag, io, |io, mine| {
+            self.one_shot(nonce, aad, io, mine, false)
+        })
     }
 }
 

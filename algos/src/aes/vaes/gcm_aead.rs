@@ -14,7 +14,7 @@
 //! keep, in the [`AeadState`]: the GHASH accumulator (bytes 0..16), the next counter block
 //! (16..32), `E(K, J0)` (32..48) and the length block (48..64).
 
-use crate::tag::expected_tag_matches;
+use crate::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use zeroize::Zeroize;
 
@@ -187,17 +187,11 @@ impl GcmVaes {
     /// when it is another buffer, is only read). A refused request (nonce, tag size,
     /// lengths) touches nothing. Inlined for the reason `one_shot` is.
     #[inline(always)]
-    fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
+    fn open_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         check_gcm_authsize(self.driver, tag.len())?;
-        let ok = expected_tag_matches(tag, |mine| {
-            self.one_shot(true, nonce, aad, io.reborrow(), mine)
-        })?;
-        if ok {
-            Ok(())
-        } else {
-            io.output().zeroize();
-            Err(Error::BadMessage)
-        }
+        open_verified(tag, io, |io, mine| {
+            self.one_shot(true, nonce, aad, io, mine)
+        })
     }
 }
 
