@@ -54,7 +54,7 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// (when `G`) the GHASH of the 16 blocks at `gh` (raw ciphertext, `acc` XORed into the
 /// first) interleaved round by round: their partial products with the 16 powers at `pw`,
 /// added to `sums` and returned unreduced (the caller reduces once per two groups); then
-/// `dst = src ^ keystream`.
+/// `dst = src ^ keystream`. `DEC` only places the GHASH work ([`ghash_first_round`]).
 ///
 /// The middle round keys come from `schedule` (the 16-byte round keys) or from the
 /// broadcast `k`, as [`keys_from_schedule`] says; the first and last always from `k`.
@@ -67,7 +67,14 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// `dst`, and in place `dst == src` is stored vector by vector after its own load).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const FAST: bool>(
+unsafe fn group<
+    V: AesVec,
+    const R: usize,
+    const N: usize,
+    const G: bool,
+    const FAST: bool,
+    const DEC: bool,
+>(
     schedule: *const [u8; 16],
     k: &[V; 15],
     pw: *const [u8; 16],
@@ -112,9 +119,11 @@ unsafe fn group<V: AesVec, const R: usize, const N: usize, const G: bool, const 
             for xj in x.iter_mut() {
                 *xj = xj.aesenc(key);
             }
-            // One GHASH vector per round, in the first N rounds (R - 1 >= 9 > N).
-            if G && r <= N {
-                let j = r - 1;
+            // One GHASH vector per round, in N consecutive rounds from
+            // `ghash_first_round` (`R - 1 >= 9 >= N + 1`).
+            let first = ghash_first_round::<V>(DEC);
+            if G && r >= first && r < first + N {
+                let j = r - first;
                 let mut b = V::load(gh.add(j * V::BYTES)).bswap_lanes();
                 if j == 0 {
                     b = b.xor(acc);
@@ -154,10 +163,31 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
     V::BYTES == 64
 }
 
+/// The middle AES round of a group from which its GHASH multiplies run, one vector per
+/// round (so rounds `first .. first + N`; `R - 1 >= 9` middle rounds leave room for
+/// `N + 1 <= 9`).
+///
+/// The second round for encryption on ymm, the first otherwise. Where the multiplies sit
+/// in the source only steers LLVM's schedule, not the work done, and the effect was
+/// measured, not derived. `gcm-aes-vaes-avx2` sealing 8 KiB (a probe calling the entry,
+/// builds interleaved, best of 30): about 72 to 69.5 cycles per 16 blocks at AES-128 and
+/// 86 to 82 at AES-256; `cryptoreg-peers --suite aes-gcm` at buffer offsets 0, 32 and
+/// 48, builds interleaved: `-avx2` / ring from 1.19-1.21x to 1.24-1.27x at AES-128. The
+/// same move made zmm AES-256 about 10% slower (best / aws-lc-rs from 1.13x to 1.03x)
+/// and decryption on ymm no faster, so those keep the first round.
+#[inline(always)]
+const fn ghash_first_round<V: SimdVec>(dec: bool) -> usize {
+    if V::BYTES == 64 || dec {
+        1
+    } else {
+        2
+    }
+}
+
 /// Either form of [`group`], as [`fast_counters`] says for the low counter byte `low`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool>(
+unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool, const DEC: bool>(
     schedule: *const [u8; 16],
     low: u8,
     k: &[V; 15],
@@ -173,9 +203,9 @@ unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool>(
     // SAFETY: forwarded from `group`'s contract; `FAST` only when `fast_counters` holds.
     unsafe {
         if fast_counters(low, AGG_BLOCKS) {
-            group::<V, R, N, G, true>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, true, DEC>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
         } else {
-            group::<V, R, N, G, false>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, false, DEC>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
         }
     }
 }
@@ -313,7 +343,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
             // everything advances by a group.
             macro_rules! step_group {
                 ($g:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr) => {{
-                    let r = any_group::<V, R, N, $g>(
+                    let r = any_group::<V, R, N, $g, DEC>(
                         keys.as_ptr(),
                         low,
                         &k,
