@@ -339,8 +339,6 @@ pub(crate) fn writes_exactly_the_tag(mut d: Box<dyn AeadImpl>) {
 /// bytes, on both sides of the block, group and pair boundaries (the kernels' short paths
 /// and main loops); a wrong tag wipes `dst` and leaves `src` as it was; buffers of
 /// different lengths, a wrong nonce length or tag size are refused with nothing written.
-/// (x86-64 only: `gcm-aes-ce` has no out-of-place one-shot call yet.)
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn out_of_place_one_shot(mut d: Box<dyn AeadImpl>, name: &str) {
     // Each driver its own cases: the name goes into the seed.
     let seed = name.bytes().fold(0x6f6f_705f_6763_6d31u64, |h, b| {

@@ -40,6 +40,8 @@ mod cpu_token;
 mod gcm_driver_tests;
 pub mod gcm_util;
 pub mod ghash;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod one_shot;
 pub mod poly1305;
 pub(crate) mod records;
 mod tag;

@@ -1,8 +1,8 @@
 //! Comparing a computed authentication tag with the caller's, in constant time.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use cryptoreg_registry::{Error, InOut, Result};
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use zeroize::Zeroize;
 
 /// A constant-time comparison of two tags of equal length (a branch only on the result):
@@ -26,8 +26,8 @@ pub(crate) fn tags_equal(a: &[u8], b: &[u8]) -> bool {
 /// with `tag` by [`tags_equal`] and wiped. `Ok(false)` when the tags differ (the caller
 /// wipes its output and returns `BadMessage`); `compute`'s error when it refused the
 /// request. The caller has checked the tag size (at most 16; a longer tag is
-/// `BadMessage` here, never a panic). Used by the x86 GCM drivers.
-#[cfg(target_arch = "x86_64")]
+/// `BadMessage` here, never a panic). Used by the x86-64 and arm64 GCM drivers.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 pub(crate) fn expected_tag_matches(
     tag: &[u8],
@@ -45,8 +45,8 @@ pub(crate) fn expected_tag_matches(
 /// `decrypt` gets `io` and the block for the tag ([`expected_tag_matches`]); on a
 /// mismatch `io`'s output is wiped and the answer is [`Error::BadMessage`], so no
 /// plaintext is left behind. A request `decrypt` refuses is its error, with nothing
-/// wiped (it wrote nothing). The x86 GCM drivers' `open_into`.
-#[cfg(target_arch = "x86_64")]
+/// wiped (it wrote nothing). The x86-64 and arm64 GCM drivers' `open_into`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 pub(crate) fn open_verified(
     tag: &[u8],
@@ -64,9 +64,9 @@ pub(crate) fn open_verified(
 #[cfg(test)]
 mod tests {
     use super::tags_equal;
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     use super::{expected_tag_matches, open_verified};
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     use cryptoreg_registry::{Error, InOut, Result};
 
     #[test]
@@ -85,7 +85,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn expected_tag_verdicts() {
         let tag = [0x3cu8; 12];
         let write = |v: u8| {
@@ -106,7 +106,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn open_verified_wipes_only_on_a_mismatch() {
         let tag = [0x3cu8; 16];
         let src = [7u8; 20];

@@ -15,13 +15,15 @@
 //! Rules shared by every `gcm(aes)` driver ([`crate::gcm_util`]): 12-byte nonce (J0 =
 //! nonce || 1), tags of 4, 8, 12..=16 bytes, SP 800-38D limits checked in `start`, keys of
 //! 16/24/32 bytes. `open` decrypts and authenticates in one pass, compares the tag in
-//! constant time and wipes the output if it does not verify.
+//! constant time and wipes the output if it does not verify. The one-shot calls also run
+//! out of place (`seal_to` / `open_to`: the kernel reads one buffer and writes the
+//! other, as the x86-64 drivers' do).
 
 use core::arch::aarch64::{
     uint8x16_t, vbslq_u8, vqtbl1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32,
 };
 
-use crate::tag::tags_equal;
+use crate::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use zeroize::Zeroize;
 
@@ -319,8 +321,8 @@ unsafe fn gcm_tag_ce(
     g.tag(g.c.load_block(acc), aad_len, text_len)
 }
 
-/// A whole request (the one-shot `seal`/`open`) in place: AAD, text from `J0 + 1`, the
-/// lengths, and the full 16-byte tag.
+/// A whole request (the one-shot `seal`/`open`, in place or out of place as `io` says):
+/// AAD, text from `J0 + 1`, the lengths, and the full 16-byte tag.
 ///
 /// # Safety
 /// The CPU has AES and PMULL.
@@ -331,7 +333,7 @@ unsafe fn gcm_one_shot_ce(
     powers: &HPowers,
     j0: &[u8; 16],
     aad: &[u8],
-    data: &mut [u8],
+    io: InOut<'_>,
     encrypt: bool,
 ) -> [u8; 16] {
     // SAFETY: compiled with `aes` (AES and PMULL), present per this function's contract.
@@ -344,12 +346,12 @@ unsafe fn gcm_one_shot_ce(
         block[..aad.len() - whole].copy_from_slice(&aad[whole..]);
         y = c.group_regs(powers, y, &[c.load_block(&block)]);
     }
-    let text_len = data.len() as u64;
+    let text_len = io.len() as u64;
     let mut ctr = 2u32;
     y = if encrypt {
-        g.encrypt(y, &mut ctr, InOut::InPlace(data))
+        g.encrypt(y, &mut ctr, io)
     } else {
-        g.decrypt(y, &mut ctr, InOut::InPlace(data))
+        g.decrypt(y, &mut ctr, io)
     };
     g.tag(y, aad.len() as u64, text_len)
 }
@@ -407,24 +409,48 @@ impl GcmCe {
         st.set_lane(TEXT_LEN, st.lane(TEXT_LEN) + len);
     }
 
+    /// A whole request from `io`'s source into its destination: the first `tag.len()`
+    /// bytes of the tag into `tag` (the expected tag when decrypting; the caller
+    /// compares). A refused request (nonce, tag size, lengths) writes nothing.
     fn one_shot(
         &self,
         nonce: &[u8],
         aad: &[u8],
-        data: &mut [u8],
-        tag_len: usize,
+        io: InOut<'_>,
+        tag: &mut [u8],
         encrypt: bool,
-    ) -> Result<[u8; 16]> {
+    ) -> Result<()> {
         let lens = AeadLens {
             aad: aad.len(),
-            text: data.len(),
-            authsize: tag_len,
+            text: io.len(),
+            authsize: tag.len(),
         };
         let j0 = self.check_request(nonce, &lens)?;
-        let (aad_len, text_len) = (aad.len() as u64, data.len() as u64);
+        let (aad_len, text_len) = (aad.len() as u64, io.len() as u64);
         // SAFETY: `self.token` proves AES and PMULL.
-        let tag = unsafe { gcm_one_shot_ce(&self.keys, &self.powers, &j0, aad, data, encrypt) };
-        Ok(self.inject(tag, aad_len, text_len))
+        let full = unsafe { gcm_one_shot_ce(&self.keys, &self.powers, &j0, aad, io, encrypt) };
+        let mut full = self.inject(full, aad_len, text_len);
+        // (`check_request` bounded the tag size by 16.)
+        let n = tag.len();
+        tag.copy_from_slice(&full[..n]);
+        full.zeroize();
+        Ok(())
+    }
+
+    /// `seal` from `io`'s source into its destination, the tag into `tag`.
+    fn seal_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
+        self.one_shot(nonce, aad, io, tag, true)
+    }
+
+    /// `open` from `io`'s source into its destination: the expected tag computed with the
+    /// decryption and compared in constant time ([`open_verified`]); on a mismatch the
+    /// destination is wiped (the source, when it is another buffer, is only read). A
+    /// refused request touches nothing.
+    fn open_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        check_gcm_authsize(DRIVER, tag.len())?;
+        open_verified(tag, io, |io, mine| {
+            self.one_shot(nonce, aad, io, mine, false)
+        })
     }
 
     /// The test-only fault of `gcm-aes-ce-faulty` (see `faulty`): one tag bit flipped on
@@ -523,27 +549,7 @@ impl AeadImpl for GcmCe {
         y.zeroize();
     }
 
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let mut full = self.one_shot(nonce, aad, data, tag.len(), true)?;
-        let n = tag.len().min(16);
-        tag[..n].copy_from_slice(&full[..n]);
-        full.zeroize();
-        Ok(())
-    }
-
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        // Refused before any byte is touched: the caller's ciphertext stays as it was.
-        let mut full = self.one_shot(nonce, aad, data, tag.len(), false)?;
-        let equal = tags_equal(&full[..tag.len().min(16)], tag);
-        full.zeroize();
-        if equal {
-            Ok(())
-        } else {
-            // Decrypted in the same pass: wipe the plaintext of an inauthentic message.
-            data.zeroize();
-            Err(Error::BadMessage)
-        }
-    }
+    crate::one_shot::one_shot_methods!();
 }
 
 /// Builds an unkeyed `gcm-aes-ce`, or refuses without AES/PMULL/Advanced SIMD.

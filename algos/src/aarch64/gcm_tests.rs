@@ -1,6 +1,7 @@
 //! `gcm-aes-ce`: the tests every architecture's `gcm(aes)` driver runs
 //! (`crate::gcm_driver_tests`: the GCM specification's cases, the differential test
-//! against a plain reference, tampering, refusals), and its own overlapping-tail test.
+//! against a plain reference, tampering, refusals, the out-of-place one-shot calls), and
+//! its own overlapping-tail test.
 
 use super::*;
 use crate::gcm_driver_tests::{self as shared, reference};
@@ -41,6 +42,13 @@ fn refusals_are_errors() {
 fn writes_exactly_the_tag() {
     if let Some(d) = driver() {
         shared::writes_exactly_the_tag(d);
+    }
+}
+
+#[test]
+fn out_of_place_one_shot() {
+    if let Some(d) = driver() {
+        shared::out_of_place_one_shot(d, DRIVER);
     }
 }
 

@@ -567,7 +567,7 @@ impl AeadImpl for ChaChaPolySimd {
     }
 
     // `seal`, `open`, `seal_to`, `open_to`: through `seal_into` / `open_into`.
-    crate::x86::inout::one_shot_methods!();
+    crate::one_shot::one_shot_methods!();
 }
 
 impl ChaChaPolySimd {

@@ -769,7 +769,7 @@ impl AeadImpl for GcmAesni {
 
     // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
     // `open_into`.
-    crate::x86::inout::one_shot_methods!();
+    crate::one_shot::one_shot_methods!();
 }
 
 /// Builds an unkeyed `gcm-aes-aesni`, or refuses without AES-NI/PCLMULQDQ/SSSE3.

@@ -272,5 +272,5 @@ impl AeadImpl for GcmVaes {
 
     // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
     // `open_into`.
-    crate::x86::inout::one_shot_methods!();
+    crate::one_shot::one_shot_methods!();
 }
