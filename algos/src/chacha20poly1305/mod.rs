@@ -1,11 +1,22 @@
 //! Fused ChaCha20-Poly1305 (RFC 8439 section 2.8) on x86-64 vector units: three drivers of
-//! `rfc7539(chacha20,poly1305)` that encrypt and authenticate in one pass over the data.
+//! `rfc7539(chacha20,poly1305)` that encrypt and authenticate in one pass over the data,
+//! and the same three for `xchacha20poly1305` (`Alg`).
 //!
 //! | driver | priority | registers |
 //! | --- | --- | --- |
-//! | `rfc7539-chacha20-poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks, Poly1305 4 blocks at once |
-//! | `rfc7539-chacha20-poly1305-avx512` | 650 (`uses_zmm`) | zmm: ChaCha20 16 blocks, Poly1305 8 blocks at once |
-//! | `rfc7539-chacha20-poly1305-avx512ifma` | 660 (`uses_zmm`) | zmm as `-avx512`, Poly1305 in radix 2^44 on `vpmadd52luq/huq` |
+//! | `rfc7539-chacha20-poly1305-avx2`, `xchacha20poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks, Poly1305 4 blocks at once |
+//! | `rfc7539-chacha20-poly1305-avx512`, `xchacha20poly1305-avx512` | 650 (`uses_zmm`) | zmm: ChaCha20 16 blocks, Poly1305 8 blocks at once |
+//! | `rfc7539-chacha20-poly1305-avx512ifma`, `xchacha20poly1305-avx512ifma` | 660 (`uses_zmm`) | zmm as `-avx512`, Poly1305 in radix 2^44 on `vpmadd52luq/huq` |
+//!
+//! An `xchacha20poly1305` request (draft-irtf-cfrg-xchacha-03 §2: 24-byte nonce) is an
+//! `rfc7539` one under the subkey HChaCha20(key, nonce[0..16]) (the portable rounds, as
+//! the `xchacha20-*` drivers) with the nonce `0^4 || nonce[16..24]`: the same entries, so
+//! the emulation and machine-code checks of the `rfc7539` drivers cover their vector code.
+//! Its streaming state keeps the subkey where `rfc7539` keeps the powers of `r`, so its
+//! streaming calls hand the entries no powers (they compute them, as a one-shot
+//! encryption does). A short request pays for two ChaCha20 blocks one after the other
+//! (the subkey, then the one-time key), each a 20-round dependency chain: at 64 bytes
+//! about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's VM).
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -57,10 +68,15 @@ mod fused;
 #[cfg(test)]
 mod tests;
 
-use cryptoreg_registry::{check_key_len, AeadImpl, AeadLens, AeadState, Error, InOut, Result};
+use cryptoreg_registry::{
+    check_key_len, AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result,
+};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::chacha20::{check_counter_room, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE};
+use crate::chacha20::{
+    check_counter_room, hchacha20, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
+    XCHACHA_NONCE_SIZE,
+};
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
@@ -237,12 +253,50 @@ fn wants_powers(aad: usize, text: usize) -> bool {
     aad / 16 >= MIN_VECTOR_BLOCKS || text / 16 >= MIN_VECTOR_BLOCKS
 }
 
-/// `rfc7539-chacha20-poly1305-{avx2,avx512,avx512ifma}`: the key (wiped on drop) and the width.
+/// Which algorithm a driver serves, that is how a request's nonce becomes the ChaCha20 key
+/// and 12-byte nonce that the fused core runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Alg {
+    /// `rfc7539(chacha20,poly1305)`: the driver's key and the caller's 12-byte nonce.
+    Rfc7539,
+    /// `xchacha20poly1305` (draft-irtf-cfrg-xchacha-03 §2): the subkey
+    /// HChaCha20(key, nonce[0..16]) and the nonce `0^4 || nonce[16..24]`; after that,
+    /// exactly an `rfc7539` request (block 0 the one-time key, text from block 1).
+    XChaCha,
+}
+
+/// `rfc7539-chacha20-poly1305-{avx2,avx512,avx512ifma}` and
+/// `xchacha20poly1305-{avx2,avx512,avx512ifma}`: the key (wiped on drop), the width and the
+/// algorithm.
 pub(crate) struct ChaChaPolySimd {
     driver: &'static str,
     width: Width,
+    alg: Alg,
     key: Zeroizing<[u8; CHACHA_KEY_SIZE]>,
     keyed: bool,
+}
+
+/// The ChaCha20 key of one request: the driver's own, or a derived subkey (wiped on drop).
+enum RequestKey<'a> {
+    Driver(&'a [u8; CHACHA_KEY_SIZE]),
+    Sub(Zeroizing<[u8; CHACHA_KEY_SIZE]>),
+}
+
+impl core::ops::Deref for RequestKey<'_> {
+    type Target = [u8; CHACHA_KEY_SIZE];
+
+    fn deref(&self) -> &[u8; CHACHA_KEY_SIZE] {
+        match self {
+            RequestKey::Driver(k) => k,
+            RequestKey::Sub(k) => k,
+        }
+    }
+}
+
+/// A checked request's ChaCha20 key and 12-byte nonce ([`Alg`]).
+struct Request<'a> {
+    key: RequestKey<'a>,
+    nonce: [u8; CHACHA_NONCE_SIZE],
 }
 
 // State layout (`AeadState::bytes`): the ChaCha20 counter and nonce, the Poly1305 sum, `r`,
@@ -254,30 +308,63 @@ const S: core::ops::Range<usize> = 64..80;
 const LANE_AAD: usize = 10;
 const LANE_TEXT: usize = 11;
 const POW: usize = 96;
+/// `xchacha20poly1305` only: the request's subkey, where `rfc7539` keeps the powers (the
+/// state has no room for both; the entries compute the powers themselves when handed
+/// none, as a one-shot encryption's do).
+const SUBKEY: core::ops::Range<usize> = POW..POW + CHACHA_KEY_SIZE;
 
 impl ChaChaPolySimd {
     fn new(driver: &'static str, width: Width) -> ChaChaPolySimd {
+        ChaChaPolySimd::with_alg(driver, width, Alg::Rfc7539)
+    }
+
+    fn with_alg(driver: &'static str, width: Width, alg: Alg) -> ChaChaPolySimd {
         ChaChaPolySimd {
             driver,
             width,
+            alg,
             key: Zeroizing::new([0; CHACHA_KEY_SIZE]),
             keyed: false,
         }
     }
 
-    /// The checks of a request before anything is derived or written.
-    fn check(&self, nonce: &[u8], text: usize, authsize: usize) -> Result<[u8; 12]> {
+    /// The checks of a request before anything is derived or written, then its ChaCha20
+    /// key and nonce ([`Alg`]).
+    fn check(&self, nonce: &[u8], text: usize, authsize: usize) -> Result<Request<'_>> {
         if !self.keyed {
             return Err(Error::NoKey);
         }
-        let nonce: [u8; CHACHA_NONCE_SIZE] =
-            nonce.try_into().map_err(|_| Error::InvalidIvLength {
+        let expected = match self.alg {
+            Alg::Rfc7539 => CHACHA_NONCE_SIZE,
+            Alg::XChaCha => XCHACHA_NONCE_SIZE,
+        };
+        if nonce.len() != expected {
+            return Err(Error::InvalidIvLength {
                 len: nonce.len(),
-                expected: CHACHA_NONCE_SIZE,
-            })?;
+                expected,
+            });
+        }
         self.check_authsize(authsize)?;
         check_counter_room(1, text)?;
-        Ok(nonce)
+        let mut inner = [0u8; CHACHA_NONCE_SIZE];
+        Ok(match self.alg {
+            Alg::Rfc7539 => {
+                inner.copy_from_slice(nonce);
+                Request {
+                    key: RequestKey::Driver(&self.key),
+                    nonce: inner,
+                }
+            }
+            Alg::XChaCha => {
+                let mut prefix = [0u8; 16];
+                prefix.copy_from_slice(&nonce[..16]);
+                inner[4..].copy_from_slice(&nonce[16..]);
+                Request {
+                    key: RequestKey::Sub(Zeroizing::new(hchacha20(&self.key, &prefix))),
+                    nonce: inner,
+                }
+            }
+        })
     }
 
     /// The streaming state's `r`, `s`, sum and (when stored) powers.
@@ -286,6 +373,12 @@ impl ChaChaPolySimd {
             [st.lane(LANE_R), st.lane(LANE_R + 1), st.lane(LANE_R + 2)],
             [st.lane(LANE_H), st.lane(LANE_H + 1), st.lane(LANE_H + 2)],
         )
+    }
+
+    /// The powers `start` stored (`rfc7539`), or `None` (`xchacha20poly1305`, whose state
+    /// holds the subkey there: the entries then compute what they need).
+    fn stored_powers(&self, st: &AeadState) -> Option<Zeroizing<Powers>> {
+        (self.alg == Alg::Rfc7539).then(|| Self::load_powers(st))
     }
 
     fn load_powers(st: &AeadState) -> Zeroizing<Powers> {
@@ -323,9 +416,18 @@ impl ChaChaPolySimd {
         }
         let mut iv = [0u8; 16];
         iv.copy_from_slice(&st.bytes[IV]);
-        let mut s = init_state(&self.key, &iv);
+        let mut s = match self.alg {
+            Alg::Rfc7539 => init_state(&self.key, &iv),
+            Alg::XChaCha => {
+                let mut sub = Zeroizing::new([0u8; CHACHA_KEY_SIZE]);
+                sub.copy_from_slice(&st.bytes[SUBKEY]);
+                init_state(&sub, &iv)
+            }
+        };
         let (r, mut h) = Self::load(st);
-        let pow = (len / 16 >= MIN_VECTOR_BLOCKS).then(|| Self::load_powers(st));
+        let pow = (len / 16 >= MIN_VECTOR_BLOCKS)
+            .then(|| self.stored_powers(st))
+            .flatten();
         let (enc, dec, _) = self.width.entries();
         let f = if encrypt { enc } else { dec };
         let dst = io.dst();
@@ -344,7 +446,9 @@ impl ChaChaPolySimd {
             return;
         }
         let (r, mut h) = Self::load(st);
-        let pow = (aad.len() / 16 >= MIN_VECTOR_BLOCKS).then(|| Self::load_powers(st));
+        let pow = (aad.len() / 16 >= MIN_VECTOR_BLOCKS)
+            .then(|| self.stored_powers(st))
+            .flatten();
         let (_, _, f) = self.width.entries();
         // SAFETY: the token in `self.width` proves the entry's features; `aad` is readable.
         unsafe { f(&r, pow.as_deref(), &mut h, aad.as_ptr(), aad.len()) };
@@ -355,13 +459,14 @@ impl ChaChaPolySimd {
     /// The whole one-shot request from `io`'s source into its destination (one buffer in
     /// place): derive, AAD, one fused pass, tag. `nonce` and the lengths passed
     /// [`check`](Self::check).
-    fn one_shot(&self, nonce: &[u8; 12], aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
+    fn one_shot(&self, req: &Request<'_>, aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
+        let (key, nonce) = (&*req.key, &req.nonce);
         let (seal, keyed_min) = self.width.seal_entry();
         let mut io = RawInOut::from_inout(io);
         let (len, src, dst) = (io.len(), io.src(), io.dst());
         if encrypt && len >= keyed_min {
             // The key from the first batch (`fused::seal_keyed`).
-            let mut s = state0(&self.key, nonce);
+            let mut s = state0(key, nonce);
             let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
             // SAFETY: the token in `self.width` proves the entry's features; `aad` is
             // readable; `io` holds `len` readable bytes at `src` and writable at `dst`
@@ -387,7 +492,7 @@ impl ChaChaPolySimd {
             tag_s.zeroize();
             return t;
         }
-        let (mut s, r, tag_s) = self.width.derive(&self.key, nonce);
+        let (mut s, r, tag_s) = self.width.derive(key, nonce);
         // Only a long AAD needs the powers before the text: the text's entry computes
         // them itself, an encryption's during its first ChaCha20 batch (`fused`).
         let pow = wants_powers(aad.len(), 0).then(|| Zeroizing::new(powers(&r)));
@@ -418,14 +523,14 @@ impl ChaChaPolySimd {
     /// wiped here.
     fn short(
         &self,
-        nonce: &[u8; 12],
+        req: &Request<'_>,
         aad: &[u8],
         text: &[u8],
         encrypt: bool,
         buf: &mut ShortBuf,
     ) -> [u8; 16] {
         let n = 64 + text.len();
-        let mut s = state0(&self.key, nonce);
+        let mut s = state0(&req.key, &req.nonce);
         buf[..64].fill(0);
         buf[64..n].copy_from_slice(text);
         let p = buf.as_mut_ptr();
@@ -493,10 +598,10 @@ impl AeadImpl for ChaChaPolySimd {
     }
 
     fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
-        let nonce = self.check(nonce, lens.text, lens.authsize)?;
-        let (mut s, r, tag_s) = self.width.derive(&self.key, &nonce);
+        let req = self.check(nonce, lens.text, lens.authsize)?;
+        let (mut s, r, tag_s) = self.width.derive(&req.key, &req.nonce);
         st.bytes[IV.start..IV.start + 4].copy_from_slice(&s[12].to_le_bytes());
-        st.bytes[IV.start + 4..IV.end].copy_from_slice(&nonce);
+        st.bytes[IV.start + 4..IV.end].copy_from_slice(&req.nonce);
         Self::store_h(st, &[0; 3]);
         for (i, l) in [r.r0, r.r1, r.s1].into_iter().enumerate() {
             st.set_lane(LANE_R + i, l);
@@ -504,6 +609,11 @@ impl AeadImpl for ChaChaPolySimd {
         st.bytes[S].copy_from_slice(&tag_s);
         st.set_lane(LANE_AAD, lens.aad as u64);
         st.set_lane(LANE_TEXT, lens.text as u64);
+        if self.alg == Alg::XChaCha {
+            st.bytes[SUBKEY].copy_from_slice(&req.key[..]);
+            s.zeroize();
+            return Ok(());
+        }
         let mut pow = Zeroizing::new(if wants_powers(lens.aad, lens.text) {
             powers(&r)
         } else {
@@ -578,14 +688,14 @@ impl ChaChaPolySimd {
     fn seal_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let len = io.len();
-        let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let req = self.check(nonce, len, POLY1305_TAG_SIZE)?;
         let mut t = if is_short(aad.len(), len) {
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
-            let t = self.short(&nonce, aad, io.input(), true, &mut buf);
+            let t = self.short(&req, aad, io.input(), true, &mut buf);
             io.output().copy_from_slice(&buf[64..64 + len]);
             t
         } else {
-            self.one_shot(&nonce, aad, io, true)
+            self.one_shot(&req, aad, io, true)
         };
         tag.copy_from_slice(&t);
         t.zeroize();
@@ -602,11 +712,11 @@ impl ChaChaPolySimd {
     fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let len = io.len();
-        let nonce = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let req = self.check(nonce, len, POLY1305_TAG_SIZE)?;
         let ok = if is_short(aad.len(), len) {
             // The plaintext stays in `buf` unless the tag matches, and is wiped there.
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
-            let mut t = self.short(&nonce, aad, io.input(), false, &mut buf);
+            let mut t = self.short(&req, aad, io.input(), false, &mut buf);
             let ok = tags_equal(&t, tag);
             t.zeroize();
             let plain = &mut buf[64..64 + len];
@@ -616,7 +726,7 @@ impl ChaChaPolySimd {
             plain.zeroize();
             ok
         } else {
-            let mut t = self.one_shot(&nonce, aad, io.reborrow(), false);
+            let mut t = self.one_shot(&req, aad, io.reborrow(), false);
             let ok = tags_equal(&t, tag);
             t.zeroize();
             ok
@@ -636,4 +746,33 @@ crate::x86::width_ctors! {
     new_avx2 = "rfc7539-chacha20-poly1305-avx2", Avx2(Avx2), ChaChaPolySimd;
     new_avx512 = "rfc7539-chacha20-poly1305-avx512", Avx512(Avx512), ChaChaPolySimd;
     new_avx512ifma = "rfc7539-chacha20-poly1305-avx512ifma", Avx512Ifma(Avx512Ifma), ChaChaPolySimd;
+}
+
+/// `xchacha20poly1305-{avx2,avx512,avx512ifma}`: the same entries and widths as the
+/// `rfc7539` drivers above, with [`Alg::XChaCha`] (the subkey and inner nonce per request).
+/// The records are in `crate::records::x86_64`.
+fn xchacha(driver: &'static str, width: Result<Width>) -> Result<Box<dyn AeadImpl>> {
+    Ok(Box::new(ChaChaPolySimd::with_alg(
+        driver,
+        width?,
+        Alg::XChaCha,
+    )))
+}
+
+/// Builds `xchacha20poly1305-avx2`, or refuses without its features.
+pub(crate) fn new_xchacha_avx2(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    const D: &str = "xchacha20poly1305-avx2";
+    xchacha(D, Avx2::new(host, D).map(Width::Avx2))
+}
+
+/// Builds `xchacha20poly1305-avx512`, or refuses without its features.
+pub(crate) fn new_xchacha_avx512(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    const D: &str = "xchacha20poly1305-avx512";
+    xchacha(D, Avx512::new(host, D).map(Width::Avx512))
+}
+
+/// Builds `xchacha20poly1305-avx512ifma`, or refuses without its features.
+pub(crate) fn new_xchacha_avx512ifma(host: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    const D: &str = "xchacha20poly1305-avx512ifma";
+    xchacha(D, Avx512Ifma::new(host, D).map(Width::Avx512Ifma))
 }

@@ -6,7 +6,9 @@
 use cryptoreg_registry::{inventory, AlgDef};
 
 use super::arch_ctor;
-use crate::chacha20::{CHACHA_IV_SIZE, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_IV_SIZE};
+use crate::chacha20::{
+    CHACHA_IV_SIZE, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_IV_SIZE, XCHACHA_NONCE_SIZE,
+};
 use crate::gcm_util::{GCM_NONCE_LEN, GCM_TAG_LEN};
 use crate::poly1305::POLY1305_TAG_SIZE;
 
@@ -220,17 +222,18 @@ poly1305! {
     "poly1305-avx512ifma", 550, AVX512_IFMA, new_poly1305_avx512ifma, uses_zmm;
 }
 
-// --- ChaCha20-Poly1305, fused (`chacha20poly1305/`) ---
+// --- ChaCha20-Poly1305 and XChaCha20-Poly1305, fused (`chacha20poly1305/`; XChaCha20: the
+// same drivers with the HChaCha20 subkey per request) ---
 
 macro_rules! chachapoly {
-    ($($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
+    ($alg:literal, $iv:ident; $($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
-            AlgDef::new("rfc7539(chacha20,poly1305)", $driver, $prio,
+            AlgDef::new($alg, $driver, $prio,
                 arch_ctor!("x86_64", Aead, $driver, needs::$needs, crate::chacha20poly1305::$ctor))
                 .requires(needs::$needs)
                 .block_size(1)
                 .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
-                .iv_size(CHACHA_NONCE_SIZE)
+                .iv_size($iv)
                 .out_size(POLY1305_TAG_SIZE)
                 $(.$zmm())?
         }
@@ -238,7 +241,15 @@ macro_rules! chachapoly {
 }
 
 chachapoly! {
+    "rfc7539(chacha20,poly1305)", CHACHA_NONCE_SIZE;
     "rfc7539-chacha20-poly1305-avx2", 450, AVX2, new_avx2;
     "rfc7539-chacha20-poly1305-avx512", 650, AVX512, new_avx512, uses_zmm;
     "rfc7539-chacha20-poly1305-avx512ifma", 660, AVX512_IFMA, new_avx512ifma, uses_zmm;
+}
+
+chachapoly! {
+    "xchacha20poly1305", XCHACHA_NONCE_SIZE;
+    "xchacha20poly1305-avx2", 450, AVX2, new_xchacha_avx2;
+    "xchacha20poly1305-avx512", 650, AVX512, new_xchacha_avx512, uses_zmm;
+    "xchacha20poly1305-avx512ifma", 660, AVX512_IFMA, new_xchacha_avx512ifma, uses_zmm;
 }

@@ -1,5 +1,5 @@
-//! Criterion benches of `gcm(aes)` (128- and 256-bit keys) and
-//! `rfc7539(chacha20,poly1305)`: every driver that passed (concrete drivers such as the
+//! Criterion benches of `gcm(aes)` (128- and 256-bit keys),
+//! `rfc7539(chacha20,poly1305)` and `xchacha20poly1305`: every driver that passed (concrete drivers such as the
 //! fused ChaCha20-Poly1305 ones, the template instance the name builds and the
 //! all-generic one), at the sizes the speed goals of the GCM and ChaCha issues name (16,
 //! 64, 1420 and 8192 bytes).
@@ -18,9 +18,15 @@ use cryptoreg::{Config, Registry};
 
 const SIZES: &[usize] = &[16, 64, 1420, 8192];
 
-/// Seal and open of every passed driver of `name` (12-byte nonce, 16-byte tag), keyed
-/// with `key_len` bytes; the group is called `group_name`.
-fn bench_aead(c: &mut Criterion, reg: &Registry, name: &str, group_name: &str, key_len: usize) {
+/// Seal and open of every passed driver of `name` (a nonce of `nonce_len` bytes, 16-byte
+/// tag), keyed with `key_len` bytes; the group is called `group_name`.
+fn bench_aead(
+    c: &mut Criterion,
+    reg: &Registry,
+    (name, group_name): (&str, &str),
+    key_len: usize,
+    nonce_len: usize,
+) {
     let mut group = c.benchmark_group(group_name);
     let drivers = common::drivers(reg, name);
     assert!(!drivers.is_empty(), "no driver of {name} passed");
@@ -29,7 +35,7 @@ fn bench_aead(c: &mut Criterion, reg: &Registry, name: &str, group_name: &str, k
         let key: Vec<u8> = (0..key_len as u8).map(|i| i ^ 0x80).collect();
         h.set_key(&key).expect("valid key");
         h.set_authsize(16).expect("16-byte tags are valid");
-        let nonce = [0x24u8; 12];
+        let nonce = vec![0x24u8; nonce_len];
         for &size in SIZES {
             group.throughput(Throughput::Bytes(size as u64));
             let mut buf = vec![0x5Au8; size];
@@ -59,10 +65,12 @@ fn bench_aead(c: &mut Criterion, reg: &Registry, name: &str, group_name: &str, k
 
 fn benches(c: &mut Criterion) {
     let reg = cryptoreg::boot(Config::embedded(), None).expect("boot");
-    bench_aead(c, &reg, "gcm(aes)", "gcm(aes) 128-bit", 16);
-    bench_aead(c, &reg, "gcm(aes)", "gcm(aes) 256-bit", 32);
+    bench_aead(c, &reg, ("gcm(aes)", "gcm(aes) 128-bit"), 16, 12);
+    bench_aead(c, &reg, ("gcm(aes)", "gcm(aes) 256-bit"), 32, 12);
     let chapoly = "rfc7539(chacha20,poly1305)";
-    bench_aead(c, &reg, chapoly, chapoly, 32);
+    bench_aead(c, &reg, (chapoly, chapoly), 32, 12);
+    let xchapoly = "xchacha20poly1305";
+    bench_aead(c, &reg, (xchapoly, xchapoly), 32, 24);
 }
 
 criterion_group! {

@@ -147,7 +147,8 @@ const CHACHA_SIMD: &[&str] = &[
     "xchacha20-ssse3",
 ];
 
-/// The Poly1305 SIMD drivers and the fused ChaCha20-Poly1305 ones (issue 9).
+/// The Poly1305 SIMD drivers and the fused ChaCha20-Poly1305 ones, for `rfc7539` and
+/// `xchacha20poly1305` (issue 9).
 const POLY1305_SIMD: &[&str] = &[
     "poly1305-avx2",
     "poly1305-avx512",
@@ -155,6 +156,9 @@ const POLY1305_SIMD: &[&str] = &[
     "rfc7539-chacha20-poly1305-avx2",
     "rfc7539-chacha20-poly1305-avx512",
     "rfc7539-chacha20-poly1305-avx512ifma",
+    "xchacha20poly1305-avx2",
+    "xchacha20poly1305-avx512",
+    "xchacha20poly1305-avx512ifma",
 ];
 
 /// The arm64 drivers (issue 11): their records register on every architecture (only their
