@@ -40,6 +40,17 @@ const LANE_TEXT: usize = 11;
 const POLY_AT: usize = 96;
 const POLY: std::ops::Range<usize> = POLY_AT..POLY_AT + POLY1305_EXPORT_LEN;
 
+/// The two halves of a 24-byte nonce (draft-irtf-cfrg-xchacha-03 §2): the HChaCha20 input
+/// `nonce[0..16]`, and the 12-byte RFC 8439 nonce `0^4 || nonce[16..24]` of the request
+/// under the subkey. Every `xchacha20poly1305` driver splits its nonce here.
+pub(crate) fn split_nonce(nonce: &[u8; XCHACHA_NONCE_SIZE]) -> ([u8; 16], [u8; 12]) {
+    let mut hchacha = [0u8; 16];
+    hchacha.copy_from_slice(&nonce[..16]);
+    let mut inner = [0u8; 12];
+    inner[4..].copy_from_slice(&nonce[16..]);
+    (hchacha, inner)
+}
+
 /// The portable XChaCha20-Poly1305 AEAD.
 #[derive(Default)]
 pub struct XChaCha20Poly1305Generic {
@@ -72,11 +83,10 @@ impl XChaCha20Poly1305Generic {
                 len: nonce.len(),
                 expected: XCHACHA_NONCE_SIZE,
             })?;
-        let mut hn = [0u8; 16];
-        hn.copy_from_slice(&nonce[..16]);
+        let (hn, inner) = split_nonce(nonce);
         let subkey = Zeroizing::new(hchacha20(&self.key, &hn));
         let mut iv = [0u8; CHACHA_IV_SIZE];
-        iv[8..].copy_from_slice(&nonce[16..]);
+        iv[4..].copy_from_slice(&inner);
         let mut block0 = Zeroizing::new([0u8; CHACHA_BLOCK_SIZE]);
         ChaCha20Generic::with_key(&subkey).encrypt(&iv, &mut *block0)?;
         let mut pk = Zeroizing::new([0u8; POLY1305_KEY_SIZE]);

@@ -81,9 +81,16 @@ pub fn chacha20_xor(state: &mut [u32; 16], data: &mut [u8]) {
 /// the 16-byte `nonce` (all four IV words), without the final addition; the subkey is
 /// words 0..4 and 12..16, little-endian.
 pub fn hchacha20(key: &[u8; 32], nonce: &[u8; 16]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    hchacha20_into(key, nonce, &mut out);
+    out
+}
+
+/// [`hchacha20`] into the caller's buffer, for a caller that keeps the subkey in wiped
+/// storage of its own (a returned array is moved, and a move leaves its old bytes behind).
+pub fn hchacha20_into(key: &[u8; 32], nonce: &[u8; 16], out: &mut [u8; 32]) {
     let mut s = init_state(key, nonce);
     rounds(&mut s);
-    let mut out = [0u8; 32];
     for (o, w) in out
         .chunks_exact_mut(4)
         .zip(s[..4].iter().chain(s[12..].iter()))
@@ -91,5 +98,4 @@ pub fn hchacha20(key: &[u8; 32], nonce: &[u8; 16]) -> [u8; 32] {
         o.copy_from_slice(&w.to_le_bytes());
     }
     s.zeroize();
-    out
 }

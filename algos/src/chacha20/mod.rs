@@ -38,7 +38,8 @@ mod generic;
 pub mod simd;
 
 pub use self::core::{
-    chacha20_block, chacha20_xor, hchacha20, init_state, quarter_round, CHACHA_CONSTANTS,
+    chacha20_block, chacha20_xor, hchacha20, hchacha20_into, init_state, quarter_round,
+    CHACHA_CONSTANTS,
 };
 pub use generic::{ChaCha20Generic, XChaCha20Generic};
 

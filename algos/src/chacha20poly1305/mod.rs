@@ -13,8 +13,9 @@
 //! the `xchacha20-*` drivers) with the nonce `0^4 || nonce[16..24]`: the same entries, so
 //! the emulation and machine-code checks of the `rfc7539` drivers cover their vector code.
 //! Its streaming state keeps the subkey where `rfc7539` keeps the powers of `r`, so its
-//! streaming calls hand the entries no powers (they compute them, as a one-shot
-//! encryption does). A short request pays for two ChaCha20 blocks one after the other
+//! streaming calls hand the entries no powers: a text call of 16 blocks or more computes
+//! them itself (seven multiplies per call, as a one-shot encryption does), and AAD goes
+//! through the scalar Poly1305 step. A short request pays for two ChaCha20 blocks one after the other
 //! (the subkey, then the one-time key), each a 20-round dependency chain: at 64 bytes
 //! about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's VM).
 //!
@@ -74,7 +75,7 @@ use cryptoreg_registry::{
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::chacha20::{
-    check_counter_room, hchacha20, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
+    check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
     XCHACHA_NONCE_SIZE,
 };
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
@@ -82,6 +83,7 @@ use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
+use crate::xchacha20poly1305::split_nonce;
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
 
@@ -117,11 +119,11 @@ pub mod raw {
 /// Which entries a driver runs, with the token proving their features.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Width {
-    /// `rfc7539-chacha20-poly1305-avx2`.
+    /// `rfc7539-chacha20-poly1305-avx2`, `xchacha20poly1305-avx2`.
     Avx2(Avx2),
-    /// `rfc7539-chacha20-poly1305-avx512`.
+    /// `rfc7539-chacha20-poly1305-avx512`, `xchacha20poly1305-avx512`.
     Avx512(Avx512),
-    /// `rfc7539-chacha20-poly1305-avx512ifma`.
+    /// `rfc7539-chacha20-poly1305-avx512ifma`, `xchacha20poly1305-avx512ifma`.
     Avx512Ifma(Avx512Ifma),
 }
 
@@ -276,27 +278,20 @@ pub(crate) struct ChaChaPolySimd {
     keyed: bool,
 }
 
-/// The ChaCha20 key of one request: the driver's own, or a derived subkey (wiped on drop).
-enum RequestKey<'a> {
-    Driver(&'a [u8; CHACHA_KEY_SIZE]),
-    Sub(Zeroizing<[u8; CHACHA_KEY_SIZE]>),
-}
-
-impl core::ops::Deref for RequestKey<'_> {
-    type Target = [u8; CHACHA_KEY_SIZE];
-
-    fn deref(&self) -> &[u8; CHACHA_KEY_SIZE] {
-        match self {
-            RequestKey::Driver(k) => k,
-            RequestKey::Sub(k) => k,
-        }
-    }
-}
-
-/// A checked request's ChaCha20 key and 12-byte nonce ([`Alg`]).
+/// A checked request's ChaCha20 key and 12-byte nonce ([`Alg`]): the driver's key, or the
+/// subkey in the caller's wiped buffer ([`ChaChaPolySimd::check`]).
 struct Request<'a> {
-    key: RequestKey<'a>,
+    key: &'a [u8; CHACHA_KEY_SIZE],
     nonce: [u8; CHACHA_NONCE_SIZE],
+}
+
+/// The buffer a request's subkey is derived into: the caller's, wiped on drop, so that
+/// the subkey is never moved (a move leaves its old bytes behind).
+type SubkeyBuf = Zeroizing<[u8; CHACHA_KEY_SIZE]>;
+
+/// An empty [`SubkeyBuf`].
+fn subkey_buf() -> SubkeyBuf {
+    Zeroizing::new([0; CHACHA_KEY_SIZE])
 }
 
 // State layout (`AeadState::bytes`): the ChaCha20 counter and nonce, the Poly1305 sum, `r`,
@@ -309,8 +304,8 @@ const LANE_AAD: usize = 10;
 const LANE_TEXT: usize = 11;
 const POW: usize = 96;
 /// `xchacha20poly1305` only: the request's subkey, where `rfc7539` keeps the powers (the
-/// state has no room for both; the entries compute the powers themselves when handed
-/// none, as a one-shot encryption's do).
+/// state has no room for both; handed no powers, the text entries compute them per call
+/// and the AAD entry takes the scalar step).
 const SUBKEY: core::ops::Range<usize> = POW..POW + CHACHA_KEY_SIZE;
 
 impl ChaChaPolySimd {
@@ -329,8 +324,14 @@ impl ChaChaPolySimd {
     }
 
     /// The checks of a request before anything is derived or written, then its ChaCha20
-    /// key and nonce ([`Alg`]).
-    fn check(&self, nonce: &[u8], text: usize, authsize: usize) -> Result<Request<'_>> {
+    /// key and nonce ([`Alg`]); an `xchacha20poly1305` subkey is derived into `sub`.
+    fn check<'a>(
+        &'a self,
+        nonce: &[u8],
+        text: usize,
+        authsize: usize,
+        sub: &'a mut SubkeyBuf,
+    ) -> Result<Request<'a>> {
         if !self.keyed {
             return Err(Error::NoKey);
         }
@@ -351,16 +352,17 @@ impl ChaChaPolySimd {
             Alg::Rfc7539 => {
                 inner.copy_from_slice(nonce);
                 Request {
-                    key: RequestKey::Driver(&self.key),
+                    key: &self.key,
                     nonce: inner,
                 }
             }
             Alg::XChaCha => {
-                let mut prefix = [0u8; 16];
-                prefix.copy_from_slice(&nonce[..16]);
-                inner[4..].copy_from_slice(&nonce[16..]);
+                let mut n24 = [0u8; XCHACHA_NONCE_SIZE];
+                n24.copy_from_slice(nonce);
+                let (prefix, inner) = split_nonce(&n24);
+                hchacha20_into(&self.key, &prefix, sub);
                 Request {
-                    key: RequestKey::Sub(Zeroizing::new(hchacha20(&self.key, &prefix))),
+                    key: sub,
                     nonce: inner,
                 }
             }
@@ -376,7 +378,8 @@ impl ChaChaPolySimd {
     }
 
     /// The powers `start` stored (`rfc7539`), or `None` (`xchacha20poly1305`, whose state
-    /// holds the subkey there: the entries then compute what they need).
+    /// holds the subkey there: the text entries then compute them, the AAD entry runs the
+    /// scalar step).
     fn stored_powers(&self, st: &AeadState) -> Option<Zeroizing<Powers>> {
         (self.alg == Alg::Rfc7539).then(|| Self::load_powers(st))
     }
@@ -460,7 +463,7 @@ impl ChaChaPolySimd {
     /// place): derive, AAD, one fused pass, tag. `nonce` and the lengths passed
     /// [`check`](Self::check).
     fn one_shot(&self, req: &Request<'_>, aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
-        let (key, nonce) = (&*req.key, &req.nonce);
+        let (key, nonce) = (req.key, &req.nonce);
         let (seal, keyed_min) = self.width.seal_entry();
         let mut io = RawInOut::from_inout(io);
         let (len, src, dst) = (io.len(), io.src(), io.dst());
@@ -530,7 +533,7 @@ impl ChaChaPolySimd {
         buf: &mut ShortBuf,
     ) -> [u8; 16] {
         let n = 64 + text.len();
-        let mut s = state0(&req.key, &req.nonce);
+        let mut s = state0(req.key, &req.nonce);
         buf[..64].fill(0);
         buf[64..n].copy_from_slice(text);
         let p = buf.as_mut_ptr();
@@ -598,8 +601,9 @@ impl AeadImpl for ChaChaPolySimd {
     }
 
     fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
-        let req = self.check(nonce, lens.text, lens.authsize)?;
-        let (mut s, r, tag_s) = self.width.derive(&req.key, &req.nonce);
+        let mut sub = subkey_buf();
+        let req = self.check(nonce, lens.text, lens.authsize, &mut sub)?;
+        let (mut s, r, tag_s) = self.width.derive(req.key, &req.nonce);
         st.bytes[IV.start..IV.start + 4].copy_from_slice(&s[12].to_le_bytes());
         st.bytes[IV.start + 4..IV.end].copy_from_slice(&req.nonce);
         Self::store_h(st, &[0; 3]);
@@ -610,7 +614,7 @@ impl AeadImpl for ChaChaPolySimd {
         st.set_lane(LANE_AAD, lens.aad as u64);
         st.set_lane(LANE_TEXT, lens.text as u64);
         if self.alg == Alg::XChaCha {
-            st.bytes[SUBKEY].copy_from_slice(&req.key[..]);
+            st.bytes[SUBKEY].copy_from_slice(req.key);
             s.zeroize();
             return Ok(());
         }
@@ -688,7 +692,8 @@ impl ChaChaPolySimd {
     fn seal_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let len = io.len();
-        let req = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let mut sub = subkey_buf();
+        let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
         let mut t = if is_short(aad.len(), len) {
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];
             let t = self.short(&req, aad, io.input(), true, &mut buf);
@@ -712,7 +717,8 @@ impl ChaChaPolySimd {
     fn open_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &[u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let len = io.len();
-        let req = self.check(nonce, len, POLY1305_TAG_SIZE)?;
+        let mut sub = subkey_buf();
+        let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
         let ok = if is_short(aad.len(), len) {
             // The plaintext stays in `buf` unless the tag matches, and is wiped there.
             let mut buf: ShortBuf = [0; 64 + SHORT_TEXT];

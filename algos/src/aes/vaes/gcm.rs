@@ -119,9 +119,15 @@ unsafe fn group<
             for xj in x.iter_mut() {
                 *xj = xj.aesenc(key);
             }
-            // One GHASH vector per round, in N consecutive rounds from
-            // `ghash_first_round` (`R - 1 >= 9 >= N + 1`).
+            // One GHASH vector per round, in N consecutive middle rounds from
+            // `ghash_first_round`.
             let first = ghash_first_round::<V>(DEC);
+            const {
+                assert!(
+                    ghash_first_round::<V>(DEC) + N <= R,
+                    "GHASH past the middle rounds"
+                )
+            };
             if G && r >= first && r < first + N {
                 let j = r - first;
                 let mut b = V::load(gh.add(j * V::BYTES)).bswap_lanes();
@@ -173,8 +179,11 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 /// builds interleaved, best of 30): about 72 to 69.5 cycles per 16 blocks at AES-128 and
 /// 86 to 82 at AES-256; `cryptoreg-peers --suite aes-gcm` at buffer offsets 0, 32 and
 /// 48, builds interleaved: `-avx2` / ring from 1.19-1.21x to 1.24-1.27x at AES-128. The
-/// same move made zmm AES-256 about 10% slower (best / aws-lc-rs from 1.13x to 1.03x)
-/// and decryption on ymm no faster, so those keep the first round.
+/// other ymm driver, `gcm-aes-vaes-avx10_256`, measured the same or slightly faster with
+/// it (same probe: about 63.5 to 63 cycles at AES-128, 77 to 74.5 at AES-256). The same
+/// move made zmm AES-256 about 10% slower (best / aws-lc-rs from 1.13x to 1.03x) and
+/// decryption on ymm no faster, so those keep the first round. `group` asserts at
+/// compile time that the multiplies end by the last middle round.
 #[inline(always)]
 const fn ghash_first_round<V: SimdVec>(dec: bool) -> usize {
     if V::BYTES == 64 || dec {
