@@ -15,9 +15,10 @@
 //! Its streaming state keeps the subkey where `rfc7539` keeps the powers of `r`, so its
 //! streaming calls hand the entries no powers: a text call of 16 blocks or more computes
 //! them itself (seven multiplies per call, as a one-shot encryption does), and AAD goes
-//! through the scalar Poly1305 step. A short request pays for two ChaCha20 blocks one after the other
-//! (the subkey, then the one-time key), each a 20-round dependency chain: at 64 bytes
-//! about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's VM).
+//! through the scalar Poly1305 step. A short request pays for two ChaCha20 blocks one
+//! after the other (the subkey, then the one-time key), each a 20-round dependency chain:
+//! at 64 bytes about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's
+//! VM).
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -422,7 +423,7 @@ impl ChaChaPolySimd {
         let mut s = match self.alg {
             Alg::Rfc7539 => init_state(&self.key, &iv),
             Alg::XChaCha => {
-                let mut sub = Zeroizing::new([0u8; CHACHA_KEY_SIZE]);
+                let mut sub = subkey_buf();
                 sub.copy_from_slice(&st.bytes[SUBKEY]);
                 init_state(&sub, &iv)
             }

@@ -1,8 +1,8 @@
-//! Criterion benches of `gcm(aes)` (128- and 256-bit keys),
-//! `rfc7539(chacha20,poly1305)` and `xchacha20poly1305`: every driver that passed (concrete drivers such as the
-//! fused ChaCha20-Poly1305 ones, the template instance the name builds and the
-//! all-generic one), at the sizes the speed goals of the GCM and ChaCha issues name (16,
-//! 64, 1420 and 8192 bytes).
+//! Criterion benches of `gcm(aes)` (128- and 256-bit keys), `rfc7539(chacha20,poly1305)`
+//! and `xchacha20poly1305`: every driver that passed (concrete drivers such as the fused
+//! ChaCha20-Poly1305 ones, the template instance the name builds and the all-generic
+//! one), at the sizes the speed goals of the GCM and ChaCha issues name (16, 64, 1420 and
+//! 8192 bytes).
 //!
 //! `seal` is the one-shot call in place with a 16-byte tag and no AAD. `open` decrypts
 //! out of place from one ciphertext segment into one output segment (`open_to`), as the
