@@ -1,9 +1,12 @@
 //! Configuration: `configs/default.toml` is embedded; a service passes its own file or
 //! sets `CRYPTOREG_CONFIG`. Unknown keys are errors that name the key and its line.
 //!
-//! A file is read up to [`MAX_CONFIG_BYTES`] (1 MiB) and refused beyond: a configuration
-//! is a short list of overrides, and an unbounded read of a wrong path (`/dev/zero`, a
-//! log file) would exhaust memory before any parser could object. The parsed
+//! A file must be a regular file after following symlinks, and is opened without blocking:
+//! a FIFO, a device (`/dev/zero`, `/dev/stdin`), a socket or a directory is refused at
+//! once, naming what it is, where opening a FIFO would wait forever for a writer. A file
+//! is read up to [`MAX_CONFIG_BYTES`] (1 MiB) and refused beyond: a configuration is a
+//! short list of overrides, and an unbounded read of a wrong path (a log file) would
+//! exhaust memory before any parser could object. The parsed
 //! configuration remembers where it came from and the line of every driver name it lists
 //! (see [`ConfigSource`]), because those names can only be checked at boot, against the
 //! registered drivers and templates, and an operator needs the file and line of a typo.
@@ -252,11 +255,33 @@ impl Config {
     }
 
     /// The text of a configuration file, refused with [`Error::Config`] naming the file
-    /// when it is larger than [`MAX_CONFIG_BYTES`] or not UTF-8. Reads at most one byte
-    /// more than the cap, so `/dev/zero` costs 1 MiB, not all memory.
+    /// when it is not a regular file after following symlinks (a FIFO, a device such as
+    /// `/dev/zero` or `/dev/stdin`, a socket or a directory: named at once, never waited
+    /// on), larger than [`MAX_CONFIG_BYTES`] or not UTF-8. The open does not block (a
+    /// FIFO without a writer would block it forever) and the type is checked on the open
+    /// descriptor, so what was checked is what is read.
     pub fn read_text(path: &Path) -> Result<String> {
+        use std::os::unix::fs::OpenOptionsExt;
         let fail = |e: &dyn std::fmt::Display| Error::Config(format!("{}: {e}", path.display()));
-        let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+            .open(path)
+            .map_err(|e| match std::fs::metadata(path) {
+                // A socket cannot be opened at all (ENXIO): say what it is instead.
+                Ok(m) if !m.is_file() => fail(&format_args!(
+                    "{}, not a regular file; a configuration must be a regular file",
+                    file_kind(&m.file_type())
+                )),
+                _ => fail(&e),
+            })?;
+        let kind = file.metadata().map_err(|e| fail(&e))?.file_type();
+        if !kind.is_file() {
+            return Err(fail(&format_args!(
+                "{}, not a regular file; a configuration must be a regular file",
+                file_kind(&kind)
+            )));
+        }
         let mut bytes = Vec::new();
         file.take(MAX_CONFIG_BYTES + 1)
             .read_to_end(&mut bytes)
@@ -291,6 +316,24 @@ impl Config {
                     .ok_or_else(|| Error::Config(format!("cpu.disable: unknown feature {n:?}")))
             })
             .collect()
+    }
+}
+
+/// What a file that is not a regular file is, for an error message.
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
     }
 }
 
@@ -386,11 +429,57 @@ disable = ["avx512f"]
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn dev_zero_is_refused() {
-        match Config::from_file(Path::new("/dev/zero")) {
-            Err(Error::Config(m)) => assert!(m.contains("/dev/zero: larger than 1 MiB"), "{m}"),
-            other => panic!("{other:?}"),
+    fn devices_are_refused_as_devices() {
+        for dev in ["/dev/zero", "/dev/null", "/dev/stdin"] {
+            match Config::from_file(Path::new(dev)) {
+                Err(Error::Config(m)) => assert!(
+                    m.starts_with(dev) && m.contains("device, not a regular file"),
+                    "{m}"
+                ),
+                other => panic!("{dev}: {other:?}"),
+            }
         }
+    }
+
+    /// A FIFO without a writer: refused at once (a blocking open would wait forever), and
+    /// likewise a directory and a socket, each named for what it is.
+    #[test]
+    fn fifos_sockets_and_directories_are_refused_at_once() {
+        let dir =
+            std::env::temp_dir().join(format!("cryptoreg-config-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo.toml");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let link = dir.join("link.toml");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        let sock = dir.join("sock.toml");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cases = [
+            (fifo, "a FIFO"),
+            (link, "a FIFO"),
+            (sock, "a socket"),
+            (dir.clone(), "a directory"),
+        ];
+        let paths: Vec<_> = cases.iter().map(|(p, _)| p.clone()).collect();
+        // On another thread, so that a read that blocks fails the test instead of hanging.
+        std::thread::spawn(move || {
+            for p in &paths {
+                let _ = tx.send(Config::from_file(p).map(|_| ()));
+            }
+        });
+        for (p, what) in cases {
+            match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+                Ok(Err(Error::Config(m))) => {
+                    assert!(m.contains(&p.display().to_string()), "{m}");
+                    assert!(m.contains(what) && m.contains("not a regular file"), "{m}");
+                }
+                Ok(other) => panic!("{}: {other:?}", p.display()),
+                Err(_) => panic!("{}: reading it blocked", p.display()),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -72,12 +72,52 @@ fn oversized_configuration_files_are_refused() {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn dev_zero_as_configuration_is_refused_quickly() {
+fn devices_as_configuration_are_refused_quickly() {
+    for dev in ["/dev/zero", "/dev/null"] {
+        let start = Instant::now();
+        let err = fails(&["list", "--config", dev], 2);
+        assert!(err.contains(dev), "{err}");
+        assert!(
+            err.contains("a character device, not a regular file"),
+            "{err}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(30));
+    }
+}
+
+/// `--config FIFO` used to block forever in `open` (no writer ever comes).
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_configuration_is_refused_at_once() {
+    let dir = TempDir::new("fifocfg");
+    let fifo = dir.path().join("svc.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut child = cryptoctl()
+        .args(["list", "--config", arg(&fifo)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     let start = Instant::now();
-    let err = fails(&["list", "--config", "/dev/zero"], 2);
-    assert!(err.contains("/dev/zero"), "{err}");
-    assert!(err.contains("1 MiB"), "{err}");
-    assert!(start.elapsed() < Duration::from_secs(30));
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("cryptoctl --config FIFO blocked");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a FIFO (named pipe), not a regular file"),
+        "{err}"
+    );
 }
 
 #[test]
