@@ -149,6 +149,13 @@ fn every_operation_over_the_socket() {
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].effect, ChangeEffect::Applied);
     assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    // A FIFO (no writer ever comes) is refused at once instead of pinning the thread.
+    let fifo = dir.0.join("fifo.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let t = Instant::now();
+    let e = err(&mut c, Request::new("reload").path(&fifo));
+    assert!(e.contains("a FIFO (named pipe), not a regular file"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(5));
 
     // A second server on the same path is refused; the guard removes the socket.
     assert!(serve(Arc::clone(&reg), dir.sock(), ServeOptions::default()).is_err());
@@ -186,15 +193,53 @@ fn bad_clients_get_errors_or_closed_connections() {
     let mut rest = Vec::new();
     assert_eq!(r.read_to_end(&mut rest).unwrap_or(0), 0);
 
-    // A silent client is disconnected after the read timeout.
+    // A silent client gets an error answer and is disconnected at the deadline.
     let mut silent = UnixStream::connect(dir.sock()).unwrap();
     silent
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
     let t = Instant::now();
-    let mut buf = [0u8; 16];
-    assert_eq!(silent.read(&mut buf).unwrap_or(0), 0);
+    let mut rest = String::new();
+    let _ = silent.read_to_string(&mut rest);
+    assert!(
+        rest.contains("no complete request line within 300 ms"),
+        "{rest}"
+    );
     assert!(t.elapsed() < Duration::from_secs(4));
+
+    // The deadline is for the whole line, not for each read: a client sending a byte
+    // every 50 ms (far inside the 300 ms timeout) is still closed at 300 ms.
+    let mut trickle = UnixStream::connect(dir.sock()).unwrap();
+    let t = Instant::now();
+    let mut reader = trickle.try_clone().unwrap();
+    reader
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let answer = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = reader.read_to_string(&mut rest);
+        (rest, t.elapsed())
+    });
+    while !answer.is_finished() && t.elapsed() < Duration::from_secs(5) {
+        let _ = trickle.write_all(b" ");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (rest, took) = answer.join().unwrap();
+    assert!(rest.contains("no complete request line"), "{rest}");
+    assert!(
+        took >= Duration::from_millis(290) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+    // The deadline restarts after each answer: requests 200 ms apart go on past 300 ms.
+    // (After a pause: a closed connection's slot is released just after its close.)
+    std::thread::sleep(Duration::from_millis(100));
+    let mut c = Client::connect(&dir.sock()).unwrap();
+    for _ in 0..3 {
+        c.call(&Request::new("generation")).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(c);
+    std::thread::sleep(Duration::from_millis(100));
 
     // At most two at once: the third gets an error answer and is closed.
     let mut a = Client::connect(&dir.sock()).unwrap();
@@ -222,6 +267,103 @@ fn bad_clients_get_errors_or_closed_connections() {
             Err(e) => panic!("{e}"),
         }
     }
+}
+
+fn gid(p: &Path) -> u32 {
+    std::os::unix::fs::MetadataExt::gid(&std::fs::metadata(p).unwrap())
+}
+
+#[test]
+fn an_existing_directory_is_checked_and_left_as_it_is() {
+    let dir = Dir::new("existing");
+    let reg = registry();
+    let sub = dir.sock().parent().unwrap().to_path_buf();
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Another group than ours, where we may set one (root), to see it is kept.
+    let group = if nix_is_root() { 65533 } else { gid(&sub) };
+    let _ = std::os::unix::fs::chown(&sub, None, Some(group));
+    let group = gid(&sub);
+    {
+        let _guard = serve(Arc::clone(&reg), dir.sock(), ServeOptions::default()).unwrap();
+        assert_eq!((mode(&sub), gid(&sub)), (0o755, group));
+        assert_eq!(mode(&dir.sock()), 0o600);
+        Client::connect(&dir.sock())
+            .unwrap()
+            .call(&Request::new("generation"))
+            .unwrap();
+    }
+    assert!(!dir.sock().exists());
+    assert_eq!((mode(&sub), gid(&sub)), (0o755, group));
+
+    // Writable by others: refused, and still not changed.
+    for bad in [0o775, 0o757] {
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(bad)).unwrap();
+        let err = serve(Arc::clone(&reg), dir.sock(), ServeOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("lets others write"), "{err}");
+        assert_eq!(mode(&sub), bad);
+    }
+
+    // A read group that cannot traverse the directory: refused, naming the mode needed.
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let other = group.wrapping_add(1);
+    let err = serve(
+        Arc::clone(&reg),
+        dir.sock(),
+        ServeOptions::default().read_group(other),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        err.contains(&format!("needs group {other} and mode 0710")),
+        "{err}"
+    );
+    assert_eq!((mode(&sub), gid(&sub)), (0o700, group));
+    // Traversable by the group (its group, mode 0710): accepted, unchanged.
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o710)).unwrap();
+    let g = serve(
+        Arc::clone(&reg),
+        dir.sock(),
+        ServeOptions::default().read_group(group),
+    )
+    .unwrap();
+    assert_eq!((mode(&sub), gid(&sub)), (0o710, group));
+    assert_eq!(mode(&dir.sock()), 0o660);
+    drop(g);
+}
+
+#[test]
+fn a_symlinked_directory_is_refused_and_earlier_symlinks_are_followed() {
+    let dir = Dir::new("symlink");
+    let reg = registry();
+    // The last directory is a symlink (to a directory that would pass every check).
+    let real = dir.0.join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(&real, dir.0.join("sub")).unwrap();
+    let err = serve(Arc::clone(&reg), dir.sock(), ServeOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert_eq!(mode(&real), 0o755);
+    assert!(!real.join("ctl.sock").exists());
+
+    // A symlink earlier in the path (like /var/run -> /run) is fine.
+    let sock = dir.0.join("sub").join("inner").join("ctl.sock");
+    let guard = serve(Arc::clone(&reg), &sock, ServeOptions::default()).unwrap();
+    assert_eq!(mode(&real.join("inner")), 0o700);
+    Client::connect(&sock)
+        .unwrap()
+        .call(&Request::new("generation"))
+        .unwrap();
+    drop(guard);
+    assert!(!real.join("inner").join("ctl.sock").exists());
+    assert_eq!(mode(&real), 0o755);
 }
 
 /// Keys, inputs and the outputs every thread must reproduce, computed before the test.
@@ -364,6 +506,36 @@ fn peer_client_helper() {
     }
 }
 
+/// Runs as a child under another uid (see `trickling_readers_cannot_lock_the_owner_out`):
+/// connects to `CRYPTOREG_TEST_TRICKLE`, sends a byte every 100 ms and never a newline
+/// (for at most 10 s), and prints the answer and how long the connection lived.
+#[test]
+fn trickle_client_helper() {
+    let Ok(sock) = std::env::var("CRYPTOREG_TEST_TRICKLE") else {
+        return;
+    };
+    let mut s = match UnixStream::connect(&sock) {
+        Ok(s) => s,
+        Err(e) => return println!("ANSWER connect: {e}"),
+    };
+    let t = Instant::now();
+    let _ = s.write_all(b"{");
+    println!("CONNECTED");
+    let mut reader = s.try_clone().unwrap();
+    let answer = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = reader.read_to_string(&mut rest);
+        (rest, t.elapsed())
+    });
+    while !answer.is_finished() && t.elapsed() < Duration::from_secs(10) {
+        let _ = s.write_all(b" ");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    let (rest, took) = answer.join().unwrap();
+    println!("ANSWER {} AFTER {}", rest.trim(), took.as_millis());
+}
+
 /// A command that runs `exe`, through the runner cargo runs this target's binaries with
 /// when one is set (`CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER` under QEMU's user-mode
 /// emulator, where an emulated process cannot exec an arm64 binary by itself).
@@ -449,6 +621,101 @@ fn peers_are_checked() {
     std::fs::set_permissions(dir.sock(), std::fs::Permissions::from_mode(0o666)).unwrap();
     let a = as_peer(NOBODY, r#"{"v":1,"op":"list"}"#);
     assert!(a.contains("permission denied"), "{a}");
+}
+
+#[test]
+fn trickling_readers_cannot_lock_the_owner_out() {
+    use std::os::unix::process::CommandExt;
+    assert!(
+        nix_is_root(),
+        "trickling_readers_cannot_lock_the_owner_out needs root to run clients as another uid"
+    );
+    let dir = Dir::new("trickle");
+    let reg = registry();
+    const NOBODY: u32 = 65534;
+    const READ_GROUP: u32 = 65533;
+    let opts = ServeOptions::default()
+        .read_group(READ_GROUP)
+        .read_timeout(Duration::from_secs(3));
+    let _guard = serve(Arc::clone(&reg), dir.sock(), opts).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    // As many trickling read-only clients as there are slots (8 by default).
+    let mut children: Vec<_> = (0..8)
+        .map(|_| {
+            runner_command(&exe)
+                .args([
+                    "--exact",
+                    "trickle_client_helper",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env("CRYPTOREG_TEST_TRICKLE", dir.sock())
+                .uid(NOBODY)
+                .gid(READ_GROUP)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut outputs: Vec<_> = children
+        .iter_mut()
+        .map(|c| BufReader::new(c.stdout.take().unwrap()))
+        .collect();
+    for out in &mut outputs {
+        let mut l = String::new();
+        while !l.contains("CONNECTED") && !l.contains("ANSWER") {
+            l.clear();
+            assert!(
+                out.read_line(&mut l).unwrap() > 0,
+                "a trickling client ended early"
+            );
+        }
+        assert!(l.contains("CONNECTED"), "{l}");
+    }
+    // Let the accept loop take all eight.
+    std::thread::sleep(Duration::from_millis(200));
+    // The owner is served on every try, each within a second, while they trickle.
+    let start = Instant::now();
+    let mut tries = 0;
+    while start.elapsed() < Duration::from_millis(1500) {
+        let t = Instant::now();
+        let mut c = Client::connect(&dir.sock()).unwrap();
+        c.call(
+            &Request::new("set-priority")
+                .driver(rung::XTS)
+                .priority(50 + tries),
+        )
+        .unwrap_or_else(|e| panic!("try {tries}: {e}"));
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "try {tries}: {:?}",
+            t.elapsed()
+        );
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Each trickling connection got an error answer and was closed at its deadline.
+    for (mut child, mut out) in children.into_iter().zip(outputs) {
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        child.wait().unwrap();
+        let line = rest
+            .lines()
+            .find_map(|l| l.split_once("ANSWER ").map(|(_, a)| a))
+            .unwrap_or_else(|| panic!("no answer: {rest}"));
+        assert!(
+            line.contains("no complete request line within 3000 ms"),
+            "{line}"
+        );
+        let ms: u64 = line
+            .rsplit_once("AFTER ")
+            .unwrap()
+            .1
+            .trim()
+            .parse()
+            .unwrap();
+        assert!((2900..4500).contains(&ms), "closed after {ms} ms: {line}");
+    }
 }
 
 fn nix_is_root() -> bool {

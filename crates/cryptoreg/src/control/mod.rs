@@ -45,14 +45,20 @@
 //!
 //! ## Who may do what
 //!
-//! * The socket is bound with umask 077 inside a directory the service owns, mode 0700
-//!   (created if missing; an existing one must be owned by the service's user and not
-//!   writable by anyone else, or `serve` refuses). The socket is mode 0600.
+//! * The socket is bound with umask 077 and is mode 0600, in a directory only the
+//!   service can write. A directory `serve` creates (with any missing parents) is 0700,
+//!   or 0710 and given to the read group. An existing one must be owned by the service's
+//!   user and writable by nobody else, and is left exactly as it is (`serve` never
+//!   changes a directory it did not create). The directory is opened with
+//!   `O_DIRECTORY | O_NOFOLLOW` and checked with `fstat` on that descriptor, and the
+//!   socket is bound, checked and removed through it (`/proc/self/fd/N/NAME`), so a
+//!   symlink as the directory's last component is refused (symlinks earlier in the path,
+//!   such as `/var/run -> /run`, are followed).
 //! * With a read group
 //!   ([`ServeOptions::read_group`](ServeOptions#structfield.read_group)) the socket is
-//!   chown'ed to that group and made 0660, and the directory is given to the group with
-//!   mode 0710 (traverse only, no listing): without the group's search bit on the directory its
-//!   members could not reach the socket at all.
+//!   chown'ed to that group and made 0660. Its members must be able to traverse the
+//!   directory: an existing directory that is neither the group's with its search bit
+//!   (0710) nor searchable by everyone is refused, naming the mode it needs.
 //! * Every connection's peer credentials (`SO_PEERCRED`) decide: the service's own uid and
 //!   root may change things; members of the read group — decided from the peer uid's
 //!   groups (`getgrouplist`), not only its effective gid — may read (`list`, `explain`,
@@ -64,10 +70,17 @@
 //! ## Robustness
 //!
 //! A request over 64 KiB gets an error answer and the connection is closed; malformed
-//! JSON and unknown operations get error answers; a client silent for
-//! [`ServeOptions::read_timeout`] is disconnected; beyond
-//! [`ServeOptions::max_connections`] at once a new connection gets an error answer and is
-//! closed. Nothing a client sends can panic the server.
+//! JSON and unknown operations get error answers. Each request line must be complete
+//! within [`ServeOptions::read_timeout`] of the accept or of the previous answer (a
+//! deadline for the whole line, not for each read, so a client trickling bytes is
+//! closed as surely as a silent one); at the deadline the client gets an error answer
+//! and the connection is closed. The accept loop reads the peer's credentials before
+//! counting a connection and counts the two classes apart: at most
+//! [`ServeOptions::max_connections`] connections of the service's user and root, and as
+//! many again of read-group members, so read-only peers can never take the slots an
+//! administrator needs; beyond its class's bound a new connection gets an error answer
+//! and is closed, as does a peer with no access. Nothing a client sends can panic the
+//! server. [`Client`] has the same kind of deadline for each whole answer (30 s).
 //!
 //! The control thread never shares a lock with requests on allocated handles: handles
 //! run on their own driver instances and count into their own cells, so an operator's
@@ -82,6 +95,7 @@
 //! its own socket calls `serve` with another path.
 
 mod access;
+mod line;
 mod protocol;
 mod server;
 
@@ -104,9 +118,12 @@ pub struct ServeOptions {
     /// socket becomes group-owned and 0660. `None` (the default): only the service's
     /// user and root may connect.
     pub read_group: Option<u32>,
-    /// How long a connection may stay silent before it is closed (default 5 s).
+    /// The deadline for each whole request line, counted from the accept or from the
+    /// previous answer (default 5 s); a connection that misses it gets an error answer
+    /// and is closed.
     pub read_timeout: Duration,
-    /// Most connections served at once (default 8); more get an error answer.
+    /// Most connections served at once per class (default 8): the service's user and
+    /// root have this many, read-group members as many again; more get an error answer.
     pub max_connections: usize,
     /// The file `reload` re-reads when the request names none; default: the file the
     /// registry was booted with (`Registry::config().source.path`).
@@ -163,6 +180,7 @@ impl ServeOptions {
 #[must_use = "the control socket stops when the guard drops"]
 pub struct Guard {
     path: PathBuf,
+    bound: access::Bound,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     pid: u32,
@@ -185,7 +203,7 @@ impl Drop for Guard {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let _ = std::fs::remove_file(&self.path);
+        self.bound.remove();
     }
 }
 
@@ -197,13 +215,14 @@ pub fn serve(
     options: ServeOptions,
 ) -> Result<Guard> {
     let path = path.as_ref().to_path_buf();
-    let listener = access::bind(&path, options.read_group)?;
+    let (listener, bound) = access::bind(&path, options.read_group)?;
     let stop = Arc::new(AtomicBool::new(false));
     let thread = server::spawn(registry, listener, options, Arc::clone(&stop))
         .map_err(|e| Error::Config(format!("control socket thread: {e}")))?;
     tracing::info!(target: "cryptoreg::control", path = %path.display(), "control socket listening");
     Ok(Guard {
         path,
+        bound,
         stop,
         thread: Some(thread),
         pid: std::process::id(),

@@ -1,13 +1,14 @@
 //! The wire format (line-delimited JSON, version [`PROTOCOL_VERSION`]) and a small
 //! client (`cryptoctl --socket` uses it).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::line::{Line, LineReader};
 use crate::{Error, Result};
 
 /// The protocol version every request and answer carries in `v`.
@@ -17,7 +18,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
 
 /// The longest answer a [`Client`] reads (answers carry whole listings).
-const MAX_ANSWER_BYTES: u64 = 64 << 20;
+const MAX_ANSWER_BYTES: usize = 64 << 20;
 
 /// One request.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,26 +124,28 @@ impl Response {
     }
 }
 
+/// How long a [`Client`] waits for a whole answer, and for a request to be written.
+const CLIENT_DEADLINE: Duration = Duration::from_secs(30);
+
 /// A connection to a control socket.
 pub struct Client {
-    reader: BufReader<UnixStream>,
+    reader: LineReader,
     writer: UnixStream,
 }
 
 impl Client {
-    /// Connects to the socket at `path` (30 s timeouts on reads and writes).
+    /// Connects to the socket at `path`. Each answer must be complete within 30 s of its
+    /// request (a deadline for the whole answer, so a server that trickles bytes cannot
+    /// hold the client), and each write may block at most 30 s.
     pub fn connect(path: &Path) -> Result<Client> {
         let fail = |e: std::io::Error| Error::Config(format!("{}: {e}", path.display()));
         let stream = UnixStream::connect(path).map_err(fail)?;
         stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .map_err(fail)?;
-        stream
-            .set_write_timeout(Some(Duration::from_secs(30)))
+            .set_write_timeout(Some(CLIENT_DEADLINE))
             .map_err(fail)?;
         let writer = stream.try_clone().map_err(fail)?;
         Ok(Client {
-            reader: BufReader::new(stream),
+            reader: LineReader::new(stream),
             writer,
         })
     }
@@ -163,22 +166,29 @@ impl Client {
 
     /// Sends one request and returns the whole answer.
     pub fn call_raw(&mut self, req: &Request) -> Result<Response> {
-        let io = |e: std::io::Error| Error::Config(format!("control socket: {e}"));
-        let mut line =
-            serde_json::to_vec(req).map_err(|e| Error::Config(format!("control socket: {e}")))?;
+        let fail = |m: String| Error::Config(format!("control socket: {m}"));
+        let mut line = serde_json::to_vec(req).map_err(|e| fail(e.to_string()))?;
         line.push(b'\n');
-        self.writer.write_all(&line).map_err(io)?;
-        let mut answer = Vec::new();
-        (&mut self.reader)
-            .take(MAX_ANSWER_BYTES)
-            .read_until(b'\n', &mut answer)
-            .map_err(io)?;
-        if answer.is_empty() {
-            return Err(Error::Config(
-                "control socket: the server closed the connection".to_string(),
-            ));
-        }
-        serde_json::from_slice(&answer)
-            .map_err(|e| Error::Config(format!("control socket: bad answer: {e}")))
+        self.writer
+            .write_all(&line)
+            .map_err(|e| fail(e.to_string()))?;
+        let deadline = Instant::now() + CLIENT_DEADLINE;
+        let answer = match self.reader.read_line(deadline, MAX_ANSWER_BYTES) {
+            Line::Complete(a) => a,
+            Line::Eof(a) if !a.is_empty() => a,
+            Line::Eof(_) | Line::Failed => {
+                return Err(fail("the server closed the connection".to_string()))
+            }
+            Line::TooLong => {
+                return Err(fail(format!("answer larger than {MAX_ANSWER_BYTES} bytes")))
+            }
+            Line::TimedOut => {
+                return Err(fail(format!(
+                    "no complete answer within {} s",
+                    CLIENT_DEADLINE.as_secs()
+                )))
+            }
+        };
+        serde_json::from_slice(&answer).map_err(|e| fail(format!("bad answer: {e}")))
     }
 }

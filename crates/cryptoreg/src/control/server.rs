@@ -1,16 +1,17 @@
 //! The accept loop, one bounded thread per connection, and the dispatch of requests.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::access::{access, peer, Access, Peer};
+use super::line::{Line, LineReader};
 use super::protocol::{Request, Response, MAX_REQUEST_BYTES, PROTOCOL_VERSION};
 use super::ServeOptions;
 use crate::{AdminOp, Config, Registry};
@@ -36,7 +37,10 @@ fn accept_loop(
     options: &ServeOptions,
     stop: &Arc<AtomicBool>,
 ) {
-    let active = Arc::new(AtomicUsize::new(0));
+    // The two classes are counted apart, so read-only peers can never take the slots
+    // the service's user and root need.
+    let changers = Arc::new(AtomicUsize::new(0));
+    let readers = Arc::new(AtomicUsize::new(0));
     while !stop.load(Ordering::Acquire) {
         let stream = match listener.accept() {
             Ok((s, _)) => s,
@@ -50,22 +54,50 @@ fn accept_loop(
                 continue;
             }
         };
-        // Accepted sockets inherit nothing from the listener's non-blocking mode on
-        // Linux, but say so explicitly: the connection thread relies on timeouts.
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_write_timeout(Some(options.read_timeout));
+        // The request line's deadline counts from here.
+        let accepted = Instant::now();
+        // Refusals below are written by this thread: non-blocking, so a peer that never
+        // reads cannot stall the accept loop (a fresh socket's buffer takes one line).
+        let _ = stream.set_nonblocking(true);
+        let refuse = |msg: String| {
+            let _ = (&stream).write_all(&Response::err(msg).line());
+        };
+        let Some(peer) = peer(&stream) else {
+            refuse("peer credentials unavailable".to_string());
+            continue;
+        };
+        let access = access(&peer, options.read_group);
+        let (active, class) = match access {
+            Access::Change => (&changers, ""),
+            Access::Read => (&readers, " from read-only peers"),
+            Access::None => {
+                tracing::warn!(
+                    target: "cryptoreg::control",
+                    peer_uid = peer.uid,
+                    peer_pid = peer.pid,
+                    "control connection refused: not the service's user, root or the read group"
+                );
+                refuse("permission denied".to_string());
+                continue;
+            }
+        };
         if active.load(Ordering::Acquire) >= options.max_connections {
-            let _ = (&stream).write_all(
-                &Response::err(format!(
-                    "too many connections (at most {} at once)",
-                    options.max_connections
-                ))
-                .line(),
-            );
+            refuse(format!(
+                "too many connections{class} (at most {} at once)",
+                options.max_connections
+            ));
+            continue;
+        }
+        // The connection thread relies on timeouts, not on non-blocking reads.
+        if stream.set_nonblocking(false).is_err()
+            || stream
+                .set_write_timeout(Some(options.read_timeout))
+                .is_err()
+        {
             continue;
         }
         active.fetch_add(1, Ordering::AcqRel);
-        let slot = Slot(Arc::clone(&active));
+        let slot = Slot(Arc::clone(active));
         let registry = Arc::clone(registry);
         let options = options.clone();
         let stop = Arc::clone(stop);
@@ -73,7 +105,7 @@ fn accept_loop(
             .name("cryptoreg-control-conn".to_string())
             .spawn(move || {
                 let _slot = slot;
-                serve_connection(&registry, stream, &options, &stop);
+                serve_connection(&registry, stream, access, peer, accepted, &options, &stop);
             });
         if let Err(e) = spawned {
             tracing::warn!(target: "cryptoreg::control", error = %e, "no thread for a connection");
@@ -81,7 +113,7 @@ fn accept_loop(
     }
 }
 
-/// One connection's place in the bound; released when the connection ends.
+/// One connection's place in its class's bound; released when the connection ends.
 struct Slot(Arc<AtomicUsize>);
 
 impl Drop for Slot {
@@ -90,9 +122,14 @@ impl Drop for Slot {
     }
 }
 
+/// Serves requests until the peer closes, errs or misses a deadline: each request line
+/// must be complete within `read_timeout` of the accept or of the previous answer.
 fn serve_connection(
     registry: &Registry,
     stream: UnixStream,
+    access: Access,
+    peer: Peer,
+    accepted: Instant,
     options: &ServeOptions,
     stop: &AtomicBool,
 ) {
@@ -100,59 +137,45 @@ fn serve_connection(
         Ok(w) => w,
         Err(_) => return,
     };
-    let Some(peer) = peer(&stream) else {
-        let _ = writer.write_all(&Response::err("peer credentials unavailable").line());
-        return;
-    };
-    let access = access(&peer, options.read_group);
-    if access == Access::None {
-        tracing::warn!(
-            target: "cryptoreg::control",
-            peer_uid = peer.uid,
-            peer_pid = peer.pid,
-            "control connection refused: not the service's user, root or the read group"
-        );
-        let _ = writer.write_all(&Response::err("permission denied").line());
-        return;
-    }
-    if stream.set_read_timeout(Some(options.read_timeout)).is_err() {
-        return;
-    }
-    let mut reader = BufReader::new(stream);
-    let mut line = Vec::new();
+    let mut reader = LineReader::new(stream);
+    let mut deadline = accepted + options.read_timeout;
     while !stop.load(Ordering::Acquire) {
-        line.clear();
-        // One byte over the limit tells an oversized request from one that fits.
-        let limit = (MAX_REQUEST_BYTES + 2) as u64;
-        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
-            Ok(0) => return,
-            Ok(_) => {}
-            // Timed out (a silent client) or broken: close.
-            Err(_) => return,
-        }
-        let complete = line.last() == Some(&b'\n');
-        if complete {
-            line.pop();
-        }
-        if line.len() > MAX_REQUEST_BYTES {
-            let _ = writer.write_all(
-                &Response::err(format!(
-                    "request larger than {MAX_REQUEST_BYTES} bytes; closing"
-                ))
-                .line(),
-            );
-            return;
-        }
-        if !complete {
-            // End of stream without a newline: answer what came, then close.
-            let resp = handle(registry, &line, access, &peer, options);
-            let _ = writer.write_all(&resp.line());
-            return;
-        }
+        let line = match reader.read_line(deadline, MAX_REQUEST_BYTES) {
+            Line::Complete(line) => line,
+            Line::Eof(line) => {
+                // End of stream without a newline: answer what came, then close.
+                if !line.is_empty() {
+                    let resp = handle(registry, &line, access, &peer, options);
+                    let _ = writer.write_all(&resp.line());
+                }
+                return;
+            }
+            Line::TooLong => {
+                let _ = writer.write_all(
+                    &Response::err(format!(
+                        "request larger than {MAX_REQUEST_BYTES} bytes; closing"
+                    ))
+                    .line(),
+                );
+                return;
+            }
+            Line::TimedOut => {
+                let _ = writer.write_all(
+                    &Response::err(format!(
+                        "no complete request line within {} ms; closing",
+                        options.read_timeout.as_millis()
+                    ))
+                    .line(),
+                );
+                return;
+            }
+            Line::Failed => return,
+        };
         let resp = handle(registry, &line, access, &peer, options);
         if writer.write_all(&resp.line()).is_err() {
             return;
         }
+        deadline = Instant::now() + options.read_timeout;
     }
 }
 
