@@ -78,3 +78,51 @@ impl LineReader {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::time::Duration;
+
+    /// A peer that sends a byte every 20 ms without a newline is cut off at the line's
+    /// deadline (the old per-read timeout of 100 ms was never reached).
+    #[test]
+    fn the_deadline_is_for_the_whole_line() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let writer = std::thread::spawn(move || {
+            for _ in 0..100 {
+                if b.write_all(b"x").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let mut r = LineReader::new(a);
+        let start = Instant::now();
+        assert!(matches!(
+            r.read_line(start + Duration::from_millis(300), 1 << 20),
+            Line::TimedOut
+        ));
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(1),
+            "{took:?}"
+        );
+        drop(r);
+        writer.join().unwrap();
+    }
+
+    #[test]
+    fn lines_limits_and_the_end() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        b.write_all(b"one\ntwo\nthree-is-long\nrest").unwrap();
+        drop(b);
+        let mut r = LineReader::new(a);
+        let later = Instant::now() + Duration::from_secs(5);
+        assert!(matches!(r.read_line(later, 8), Line::Complete(l) if l == b"one"));
+        assert!(matches!(r.read_line(later, 3), Line::Complete(l) if l == b"two"));
+        assert!(matches!(r.read_line(later, 8), Line::TooLong));
+        assert!(matches!(r.read_line(later, 8), Line::Eof(l) if l == b"rest"));
+    }
+}
