@@ -126,6 +126,15 @@ impl AeadImpl for Rfc4106 {
         r
     }
 
+    /// `start`'s checks (tag size, AAD length, IV length), then the child's own.
+    fn check_request(&self, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        self.check_authsize(lens.authsize)?;
+        let mut full = self.child_nonce(nonce, lens.aad)?;
+        let r = self.child.check_request(&full, lens);
+        full.zeroize();
+        r
+    }
+
     fn absorb_aad(&self, state: &mut AeadState, aad: &[u8]) {
         self.child.absorb_aad(state, aad)
     }

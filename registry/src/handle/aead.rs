@@ -2,9 +2,13 @@
 //! tag of the handle's authsize.
 //!
 //! Every check (key set, nonce length, tag length = authsize, src/dst totals) happens
-//! before the driver sees the request, so a refused request writes nothing. A failed open
+//! before the driver sees the request, and the driver's own refusals (a template's AAD
+//! rule, a length limit) come before it writes — also before the copy into the
+//! destination that short out-of-place requests take, through
+//! [`AeadImpl::check_request`] — so a refused request writes nothing. A failed open
 //! returns [`Error::BadMessage`] after wiping *every* output piece: the driver decrypts
-//! before it can verify (one pass), so the handle wipes whatever it wrote.
+//! before it can verify (one pass), so the handle wipes whatever it wrote. Only that
+//! failure wipes: a refusal leaves the destination as it was.
 
 use std::sync::Arc;
 
@@ -14,7 +18,7 @@ use super::{wrong_type, Common, HandleGuard};
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
 use crate::host::HostFeatures;
-use crate::traits::{AeadImpl, AEAD_MAX_TAG_SIZE};
+use crate::traits::{AeadImpl, AeadLens, AEAD_MAX_TAG_SIZE};
 use crate::walk::{aead_walk, total_len, total_len_ro, Direction, Segs, TagOp};
 
 /// An AEAD handle (`gcm(aes)`, `rfc7539(chacha20,poly1305)`). The tag is detached: it is
@@ -208,7 +212,9 @@ impl Aead {
             }
             if len <= COPY_IN_PLACE_MAX {
                 // A short single-piece request: copied, then the driver's one-shot call in
-                // place, which costs less than the segment walker's calls.
+                // place, which costs less than the segment walker's calls. The driver's
+                // refusals come first, so a refused request writes nothing.
+                self.imp.check_request(nonce, lens(a, len, tag.len()))?;
                 d.copy_from_slice(s);
                 return self.imp.seal(nonce, a, d, tag);
             }
@@ -224,8 +230,8 @@ impl Aead {
         )
     }
 
-    /// Opens from `src` pieces into `dst` pieces; on failure every piece of `dst` is
-    /// wiped (`src` is left as it was). Single pieces take the driver's out-of-place
+    /// Opens from `src` pieces into `dst` pieces; when the tag does not match every piece
+    /// of `dst` is wiped (`src` is left as it was), and a refused request writes nothing. Single pieces take the driver's out-of-place
     /// one-shot call, or the copy and the in-place one, as in [`seal_to`](Self::seal_to).
     pub fn open_to(
         &self,
@@ -244,6 +250,7 @@ impl Aead {
             (Some(a), [s], [d]) => match self.imp.open_to(nonce, a, s, d, tag) {
                 Some(r) => Some(r),
                 None if len <= COPY_IN_PLACE_MAX => {
+                    self.imp.check_request(nonce, lens(a, len, tag.len()))?;
                     d.copy_from_slice(s);
                     Some(self.imp.open(nonce, a, d, tag))
                 }
@@ -262,7 +269,7 @@ impl Aead {
                 TagOp::Verify(tag),
             )
         });
-        if r.is_err() {
+        if r.as_ref().is_err_and(may_have_written) {
             wipe(dst);
         }
         r
@@ -290,6 +297,15 @@ impl Aead {
 /// per-call costs outweigh the copy; above it the fused drivers' out-of-place streaming
 /// calls save the copy's pass over the data.
 const COPY_IN_PLACE_MAX: usize = 2048;
+
+/// The lengths of a one-piece request, for [`AeadImpl::check_request`].
+fn lens(aad: &[u8], text: usize, authsize: usize) -> AeadLens {
+    AeadLens {
+        aad: aad.len(),
+        text,
+        authsize,
+    }
+}
 
 /// The AAD as one slice when it is in at most one piece (the one-shot calls' form).
 fn one_aad<'a>(aad: &[&'a [u8]]) -> Option<&'a [u8]> {

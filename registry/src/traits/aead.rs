@@ -129,6 +129,17 @@ pub trait AeadImpl: Send + Sync {
         self.chunk_size()
     }
 
+    /// Every refusal [`start`](Self::start) would make for a request of these lengths and
+    /// this nonce, without starting it: the handle asks before it copies a source into a
+    /// destination for an in-place one-shot call, so that a refused request writes
+    /// nothing. The default runs `start` on a scratch state (always right, but it may
+    /// derive per-request keys); drivers whose checks are cheaper override it with exactly
+    /// the checks their `start` makes.
+    fn check_request(&self, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        let mut scratch = AeadState::new();
+        self.start(&mut scratch, nonce, lens)
+    }
+
     /// Begins a request: derives the per-request state from the nonce (already checked to
     /// have the driver's nonce size).
     fn start(&self, state: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()>;

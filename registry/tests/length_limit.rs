@@ -1,0 +1,200 @@
+//! A request over an AEAD's length limit is refused before any byte is written, on every
+//! entry point, including `open_to` with an out-of-place driver call (which used to wipe
+//! the destination on every error: past SP 800-38D's GCM limit, 2^32 - 2 blocks, that
+//! meant zero-filling 64 GiB). The limit here is a toy's 64 bytes, so the path is the
+//! one a GCM driver takes at its limit without the memory; GCM's own boundary is checked
+//! by `gcm_util`'s unit test `text_limit_is_two_blocks_short_of_the_counter_space`.
+
+mod toy;
+mod toy_aead;
+
+use cryptoreg_registry::inventory;
+use cryptoreg_registry::*;
+use toy_aead::*;
+
+/// The toy's longest text.
+const CAP: usize = 64;
+
+/// The toy AEAD with a length limit checked in `start`, and out-of-place one-shot calls
+/// that check it first, as the fused GCM and ChaCha20-Poly1305 drivers do.
+struct Capped(ToyAead);
+
+fn over_cap(text: usize) -> Result<()> {
+    if text > CAP {
+        return Err(Error::InvalidLength {
+            len: text,
+            reason: "toy text over 64 bytes",
+        });
+    }
+    Ok(())
+}
+
+impl AeadImpl for Capped {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.0.set_key(key)
+    }
+    fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        over_cap(lens.text)?;
+        self.0.start(st, nonce, lens)
+    }
+    fn absorb_aad(&self, st: &mut AeadState, aad: &[u8]) {
+        self.0.absorb_aad(st, aad)
+    }
+    fn absorb_aad_tail(&self, st: &mut AeadState, tail: &[u8]) {
+        self.0.absorb_aad_tail(st, tail)
+    }
+    fn encrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.encrypt_chunks(st, data)
+    }
+    fn decrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.decrypt_chunks(st, data)
+    }
+    fn encrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.encrypt_tail(st, data)
+    }
+    fn decrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.decrypt_tail(st, data)
+    }
+    fn finish(&self, st: &mut AeadState, tag: &mut [u8]) {
+        self.0.finish(st, tag)
+    }
+    fn seal_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &mut [u8],
+    ) -> Option<Result<()>> {
+        Some(over_cap(src.len()).and_then(|()| {
+            dst.copy_from_slice(src);
+            self.seal(nonce, aad, dst, tag)
+        }))
+    }
+    fn open_to(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        tag: &[u8],
+    ) -> Option<Result<()>> {
+        Some(over_cap(src.len()).and_then(|()| {
+            dst.copy_from_slice(src);
+            self.open(nonce, aad, dst, tag)
+        }))
+    }
+}
+
+fn capped(_: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    Ok(Box::new(Capped(ToyAead::new(16, false, AeadFlaw::None))))
+}
+
+/// The same limit without out-of-place calls: the handle copies short requests into the
+/// destination itself, and must ask the driver first.
+struct CappedInPlace(Capped);
+
+impl AeadImpl for CappedInPlace {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.0.set_key(key)
+    }
+    fn start(&self, st: &mut AeadState, nonce: &[u8], lens: AeadLens) -> Result<()> {
+        self.0.start(st, nonce, lens)
+    }
+    fn absorb_aad(&self, st: &mut AeadState, aad: &[u8]) {
+        self.0.absorb_aad(st, aad)
+    }
+    fn absorb_aad_tail(&self, st: &mut AeadState, tail: &[u8]) {
+        self.0.absorb_aad_tail(st, tail)
+    }
+    fn encrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.encrypt_chunks(st, data)
+    }
+    fn decrypt_chunks(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.decrypt_chunks(st, data)
+    }
+    fn encrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.encrypt_tail(st, data)
+    }
+    fn decrypt_tail(&self, st: &mut AeadState, data: InOut<'_>) {
+        self.0.decrypt_tail(st, data)
+    }
+    fn finish(&self, st: &mut AeadState, tag: &mut [u8]) {
+        self.0.finish(st, tag)
+    }
+}
+
+fn capped_in_place(_: &HostFeatures) -> Result<Box<dyn AeadImpl>> {
+    Ok(Box::new(CappedInPlace(Capped(ToyAead::new(
+        16,
+        false,
+        AeadFlaw::None,
+    )))))
+}
+
+inventory::submit! { toyaead_def_named("toycapped", "toycapped-oop", 100, capped) }
+inventory::submit! { toyaead_def_named("toycapped", "toycapped-inplace", 90, capped_in_place) }
+
+#[test]
+fn over_the_limit_every_entry_point_refuses_and_writes_nothing() {
+    let reg = toy::boot("");
+    for driver in ["toycapped-oop", "toycapped-inplace"] {
+        let mut h = reg.alloc_aead(driver).unwrap();
+        h.set_key(&[3; 16]).unwrap();
+        let nonce = [1u8; 12];
+        let refused =
+            |r: Result<()>| matches!(r, Err(Error::InvalidLength { len, .. }) if len == CAP + 1);
+        // At the limit: every call works (the limit is the toy's, not the handle's).
+        let src = vec![5u8; CAP];
+        let mut dst = vec![0u8; CAP];
+        let mut tag = [0u8; 16];
+        h.seal_to(&nonce, &[], &[&src], &mut [&mut dst], &mut tag)
+            .unwrap();
+        let mut back = vec![0u8; CAP];
+        h.open_to(&nonce, &[], &[&dst], &mut [&mut back], &tag)
+            .unwrap();
+        assert_eq!(back, src, "{driver}");
+
+        // One byte over it: refused, and nothing written anywhere.
+        let src = vec![5u8; CAP + 1];
+        for split in [false, true] {
+            let srcs: Vec<&[u8]> = if split {
+                vec![&src[..10], &src[10..]]
+            } else {
+                vec![&src]
+            };
+            let mut dst = [0xA5u8; CAP + 1];
+            let mut tag = [0xA5u8; 16];
+            {
+                let mut dsts: Vec<&mut [u8]> = if split {
+                    let (a, b) = dst.split_at_mut(10);
+                    vec![a, b]
+                } else {
+                    vec![&mut dst[..]]
+                };
+                assert!(refused(h.open_to(&nonce, &[], &srcs, &mut dsts, &tag)));
+                assert!(refused(h.seal_to(&nonce, &[], &srcs, &mut dsts, &mut tag)));
+            }
+            assert!(
+                dst.iter().all(|&x| x == 0xA5),
+                "{driver} split={split}: dst written"
+            );
+            assert_eq!(tag, [0xA5; 16], "{driver} split={split}: tag written");
+            let mut data = src.clone();
+            assert!(refused(h.open(&nonce, b"", &mut data, &tag)));
+            assert!(refused(h.open_segments(
+                &nonce,
+                &[],
+                &mut [&mut data[..]],
+                &tag
+            )));
+            assert!(refused(h.seal_segments(
+                &nonce,
+                &[],
+                &mut [&mut data[..]],
+                &mut tag
+            )));
+            assert_eq!(data, src, "{driver}: in-place text changed");
+        }
+    }
+}
