@@ -56,11 +56,6 @@ pub struct Hash {
 }
 
 impl Hash {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Hash> {
-        Self::build(info, host, None)
-    }
-
     pub(crate) fn build(
         info: Arc<DriverInfo>,
         host: &HostFeatures,
