@@ -107,14 +107,15 @@ macro_rules! handle_accessors {
             &self.common.info
         }
         /// The registry generation this handle was resolved under (0 for a handle built
-        /// with `from_info`, outside the registry). See [`Self::is_current`].
+        /// with `driver::build_*`, outside the registry). See [`Self::is_current`].
         pub fn generation(&self) -> u64 {
             self.common.guard.as_ref().map_or(0, |g| g.generation)
         }
         /// Whether no priority, disable or enable change has happened in the registry
         /// since this handle was allocated: `false` means a new allocation *may* get
         /// another driver. The handle keeps working either way; re-allocate when you
-        /// choose. One atomic load; always `false` for a handle built with `from_info`.
+        /// choose. One atomic load; always `false` for a handle built with
+        /// `driver::build_*`.
         pub fn is_current(&self) -> bool {
             self.common.guard.as_ref().is_some_and(|g| {
                 g.current.load(std::sync::atomic::Ordering::Acquire) == g.generation
@@ -145,12 +146,6 @@ pub struct Cipher {
 }
 
 impl Cipher {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    /// The self-test runner uses this to exercise drivers that have not passed yet.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Cipher> {
-        Self::build(info, host, None)
-    }
-
     pub(crate) fn build(
         info: Arc<DriverInfo>,
         host: &HostFeatures,
@@ -217,11 +212,6 @@ pub struct Skcipher {
 }
 
 impl Skcipher {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Skcipher> {
-        Self::build(info, host, None)
-    }
-
     pub(crate) fn build(
         info: Arc<DriverInfo>,
         host: &HostFeatures,
@@ -327,4 +317,38 @@ impl Skcipher {
         }
         walk_to(self.imp.as_ref(), dir, iv, src, dst)
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Handles outside the registry: the driver author's API (`cryptoreg::driver`).
+
+/// Builds a block-cipher handle straight from a driver description, outside the
+/// registry's bookkeeping: not counted in `stats`, no generation, no self-test gate (the
+/// self-test runner builds the driver under test this way).
+///
+/// `token` decides which instructions the driver may use, and the driver's constructor
+/// refuses a description whose features it lacks. Pass [`Registry::host_token`]
+/// (this machine's features less the operator's `[cpu] disable` mask, limited to the
+/// planned CPU) to stay within what the operator allowed;
+/// [`HostFeatures::detect`] ignores any operator mask and only guarantees that the CPU
+/// has the instructions.
+///
+/// [`Registry::host_token`]: crate::Registry::host_token
+pub fn build_cipher(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Cipher> {
+    Cipher::build(info, token, None)
+}
+
+/// An skcipher handle outside the registry; see [`build_cipher`] for the token.
+pub fn build_skcipher(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Skcipher> {
+    Skcipher::build(info, token, None)
+}
+
+/// An AEAD handle outside the registry; see [`build_cipher`] for the token.
+pub fn build_aead(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Aead> {
+    Aead::build(info, token, None)
+}
+
+/// A hash handle outside the registry; see [`build_cipher`] for the token.
+pub fn build_hash(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Hash> {
+    Hash::build(info, token, None)
 }

@@ -27,7 +27,10 @@ pub struct HostFeatures {
 }
 
 impl HostFeatures {
-    /// This machine's features (detected once per process, then cached).
+    /// This machine's features (detected once per process, then cached). It ignores any
+    /// operator mask (`[cpu] disable`): a handle built with it may use every instruction
+    /// the CPU has. [`Registry::host_token`](crate::Registry::host_token) is the token that
+    /// carries the mask.
     pub fn detect() -> HostFeatures {
         static DETECTED: OnceLock<Features> = OnceLock::new();
         HostFeatures {

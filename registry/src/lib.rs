@@ -84,6 +84,7 @@ pub mod driver {
     pub use crate::arch::Arch;
     pub use crate::error::{Error, Result};
     pub use crate::features::{Feature, Features};
+    pub use crate::handle::{build_aead, build_cipher, build_hash, build_skcipher};
     pub use crate::host::HostFeatures;
     pub use crate::inout::InOut;
     pub use crate::names;

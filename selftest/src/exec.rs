@@ -153,7 +153,7 @@ pub(crate) trait Handle: Sized {
 impl Handle for Skcipher {
     const SINGLE_BUFFER: bool = false;
     fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self> {
-        Skcipher::from_info(info, token)
+        cryptoreg_registry::driver::build_skcipher(info, token)
     }
     fn driver(&self) -> &str {
         self.driver_name()
@@ -183,7 +183,7 @@ impl Handle for Skcipher {
 impl Handle for Cipher {
     const SINGLE_BUFFER: bool = true;
     fn from_info(info: Arc<DriverInfo>, token: &HostFeatures) -> Result<Self> {
-        Cipher::from_info(info, token)
+        cryptoreg_registry::driver::build_cipher(info, token)
     }
     fn driver(&self) -> &str {
         self.driver_name()

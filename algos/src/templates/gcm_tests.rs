@@ -150,7 +150,7 @@ fn rfc4106_info() -> DriverInfo {
 }
 
 fn handle(info: DriverInfo) -> Aead {
-    Aead::from_info(Arc::new(info), &HostFeatures::detect()).unwrap()
+    cryptoreg_registry::driver::build_aead(Arc::new(info), &HostFeatures::detect()).unwrap()
 }
 
 /// Cuts `data` at `cuts` (sorted offsets, clamped) into pieces.

@@ -45,7 +45,7 @@ fn handles() -> (Skcipher, Skcipher) {
     let mut counted = reg.alloc_skcipher("xts(aes)").expect("xts(aes)");
     counted.set_key(&key).unwrap();
     let info = reg.resolve(counted.driver_name()).unwrap();
-    let mut uncounted = Skcipher::from_info(info, &reg.host_token()).unwrap();
+    let mut uncounted = cryptoreg::driver::build_skcipher(info, &reg.host_token()).unwrap();
     uncounted.set_key(&key).unwrap();
     (counted, uncounted)
 }

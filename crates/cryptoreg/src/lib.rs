@@ -56,6 +56,35 @@ pub use cryptoreg_registry::{
 /// let _token = HostFeatures::detect();
 /// assert!(cryptoreg::driver::inventory::iter::<AlgDef>.into_iter().count() > 0);
 /// ```
+///
+/// Handles built outside the registry (not counted, no generation, no self-test gate)
+/// belong here too: [`driver::build_aead`] and its siblings, never a constructor at the
+/// root. Their token decides what the driver may execute: [`Registry::host_token`]
+/// carries the operator's `[cpu] disable` mask, [`driver::HostFeatures::detect`] ignores
+/// it. With the registry's token a masked driver is refused:
+///
+/// ```
+/// use std::sync::Arc;
+/// use cryptoreg::driver::{build_aead, inventory, AlgDef};
+/// use cryptoreg::{AlgType, Config, Error};
+/// // A SIMD AEAD driver of this architecture, and a configuration masking its features.
+/// let info = inventory::iter::<AlgDef>
+///     .into_iter()
+///     .map(AlgDef::to_info)
+///     .find(|i| i.alg_type() == AlgType::Aead && !i.requires().is_empty())
+///     .expect("x86-64 and arm64 have SIMD AEAD drivers");
+/// let masked = info.requires().names().join("\", \"");
+/// let config = Config::parse(&format!("[cpu]\ndisable = [\"{masked}\"]\n"), "doc")?;
+/// let reg = cryptoreg::boot(config, None)?;
+/// let built = build_aead(Arc::new(info), &reg.host_token());
+/// assert!(matches!(built, Err(Error::Unsupported { .. })));
+/// # Ok::<(), cryptoreg::Error>(())
+/// ```
+///
+/// ```compile_fail
+/// // error: building outside the registry is the driver API's (`driver::build_aead`)
+/// let _ = cryptoreg::Aead::from_info;
+/// ```
 pub mod driver {
     pub use cryptoreg_registry::driver::*;
     pub use cryptoreg_registry::{BootOptions, CpuPolicy, CPU_MODELS};

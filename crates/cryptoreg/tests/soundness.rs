@@ -9,10 +9,8 @@ mod common;
 
 use std::sync::Arc;
 
-use cryptoreg::driver::{AlgDef, HostFeatures};
-use cryptoreg::{
-    Aead, AlgType, Cipher, CpuInfo, DriverInfo, Error, Feature, Features, Hash, Registry, Skcipher,
-};
+use cryptoreg::driver::{self, AlgDef, HostFeatures};
+use cryptoreg::{AlgType, CpuInfo, DriverInfo, Error, Feature, Features, Registry};
 
 /// Every registered concrete driver that needs at least one CPU feature.
 fn simd_drivers() -> Vec<DriverInfo> {
@@ -36,10 +34,10 @@ fn simd_drivers() -> Vec<DriverInfo> {
 fn build(info: &DriverInfo, host: &HostFeatures) -> cryptoreg::Result<()> {
     let info = Arc::new(info.clone());
     match info.alg_type() {
-        AlgType::Cipher => Cipher::from_info(info, host).map(drop),
-        AlgType::Skcipher => Skcipher::from_info(info, host).map(drop),
-        AlgType::Aead => Aead::from_info(info, host).map(drop),
-        AlgType::Hash => Hash::from_info(info, host).map(drop),
+        AlgType::Cipher => driver::build_cipher(info, host).map(drop),
+        AlgType::Skcipher => driver::build_skcipher(info, host).map(drop),
+        AlgType::Aead => driver::build_aead(info, host).map(drop),
+        AlgType::Hash => driver::build_hash(info, host).map(drop),
         other => panic!("no SIMD {other} drivers yet; extend this test"),
     }
 }

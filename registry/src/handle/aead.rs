@@ -31,11 +31,6 @@ pub struct Aead {
 }
 
 impl Aead {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Aead> {
-        Self::build(info, host, None)
-    }
-
     pub(crate) fn build(
         info: Arc<DriverInfo>,
         host: &HostFeatures,

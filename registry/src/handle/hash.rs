@@ -4,9 +4,13 @@
 //! `final` is a Rust keyword, so the method is [`HashRequest::finalize`].
 //!
 //! Exported states carry a small header (magic, format version, a fingerprint of the
-//! driver name), so importing bytes that some other driver, or nobody, exported is an
-//! error rather than a silently wrong digest. The driver's own bytes follow and the driver
-//! checks them too. Exports are [`Zeroizing`]: a MAC's running state is key material.
+//! *algorithm* name), so importing bytes that another algorithm's driver, or nobody,
+//! exported is an error rather than a silently wrong digest. The bytes that follow are the
+//! algorithm's running state in the one format every driver of that algorithm uses (the
+//! shared GHASH and Poly1305 frames), so a state exported by one driver resumes on any
+//! other driver of the same algorithm: a service that re-allocates after a priority
+//! change usually lands on another driver. The importing driver checks the bytes too.
+//! Exports are [`Zeroizing`]: a MAC's running state is key material.
 
 use std::sync::Arc;
 
@@ -21,12 +25,13 @@ use crate::traits::{HashImpl, HashState};
 
 /// First bytes of every exported hash state.
 const EXPORT_MAGIC: &[u8; 4] = b"CRHS";
-/// Format version of the header.
-const EXPORT_VERSION: u8 = 1;
-/// Magic + version + driver fingerprint.
+/// Format version of the header: 2 names the algorithm (1, never read now, named the
+/// driver).
+const EXPORT_VERSION: u8 = 2;
+/// Magic + version + algorithm fingerprint.
 const HEADER_LEN: usize = 4 + 1 + 8;
 
-/// FNV-1a of the driver name: ties an export to the driver whose format it is in.
+/// FNV-1a of the algorithm name: ties an export to the algorithm whose format it is in.
 fn fingerprint(driver: &str) -> u64 {
     driver.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -51,11 +56,6 @@ pub struct Hash {
 }
 
 impl Hash {
-    /// Builds a handle straight from a description, outside the registry's bookkeeping.
-    pub fn from_info(info: Arc<DriverInfo>, host: &HostFeatures) -> Result<Hash> {
-        Self::build(info, host, None)
-    }
-
     pub(crate) fn build(
         info: Arc<DriverInfo>,
         host: &HostFeatures,
@@ -116,7 +116,7 @@ impl Hash {
         Ok(HashRequest {
             state: self.imp.init(),
             out_size: self.digest_size(),
-            fingerprint: fingerprint(self.driver_name()),
+            fingerprint: fingerprint(self.algorithm_name()),
             cell: self.common.cell(),
         })
     }
@@ -131,8 +131,8 @@ impl Hash {
         Ok(())
     }
 
-    /// Resumes a computation from bytes that [`HashRequest::export`] of this driver
-    /// produced (`import`); anything else is [`Error::InvalidHashState`].
+    /// Resumes a computation from bytes that [`HashRequest::export`] of any driver of this
+    /// algorithm produced (`import`); anything else is [`Error::InvalidHashState`].
     pub fn import(&self, exported: &[u8]) -> Result<HashRequest> {
         self.ready()?;
         if exported.len() < HEADER_LEN || &exported[..4] != EXPORT_MAGIC {
@@ -143,8 +143,8 @@ impl Hash {
         }
         let mut fp = [0u8; 8];
         fp.copy_from_slice(&exported[5..HEADER_LEN]);
-        if u64::from_le_bytes(fp) != fingerprint(self.driver_name()) {
-            return Err(Error::InvalidHashState("exported by another driver"));
+        if u64::from_le_bytes(fp) != fingerprint(self.algorithm_name()) {
+            return Err(Error::InvalidHashState("exported by another algorithm"));
         }
         let mut req = self.init()?;
         req.state.import(&exported[HEADER_LEN..])?;
@@ -203,7 +203,8 @@ impl HashRequest {
         }
     }
 
-    /// The running state, for [`Hash::import`] on a handle of the same driver.
+    /// The running state, for [`Hash::import`] on a handle of any driver of the same
+    /// algorithm.
     pub fn export(&self) -> Zeroizing<Vec<u8>> {
         let inner = self.state.export();
         let mut out = Zeroizing::new(Vec::with_capacity(HEADER_LEN + inner.len()));

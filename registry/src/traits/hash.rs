@@ -42,7 +42,9 @@ pub trait HashState: Send {
     }
 
     /// The running state as bytes, for [`import`](Self::import) into another state of the
-    /// same driver. Zeroized when dropped: it may hold key-dependent values.
+    /// same driver or of any other driver of the same algorithm: every driver of one
+    /// algorithm exports the same format (GHASH and Poly1305 drivers share their family's
+    /// frame, which owns it). Zeroized when dropped: it may hold key-dependent values.
     fn export(&self) -> Zeroizing<Vec<u8>>;
 
     /// Replaces the running state with an exported one; bytes that are not such a state

@@ -118,7 +118,7 @@ pub(crate) fn run_kat(
     vectors: &[AeadVector],
     tally: &mut Tally,
 ) {
-    let mut h = match Aead::from_info(Arc::clone(info), token) {
+    let mut h = match cryptoreg_registry::driver::build_aead(Arc::clone(info), token) {
         Ok(h) => h,
         Err(e) => {
             let msg = format!("cannot build a handle: {e}");
@@ -382,9 +382,14 @@ pub(crate) fn run_random(
     tally: &mut Tally,
 ) {
     let driver = info.driver();
-    let Some((mut drv, mut reference)) =
-        driver_and_reference(host, info, ref_name, params, tally, Aead::from_info)
-    else {
+    let Some((mut drv, mut reference)) = driver_and_reference(
+        host,
+        info,
+        ref_name,
+        params,
+        tally,
+        cryptoreg_registry::driver::build_aead,
+    ) else {
         return;
     };
     let Some(shape) = probe(info, &mut reference) else {

@@ -67,7 +67,7 @@ pub(crate) fn run_kat(
     vectors: &[HashVector],
     tally: &mut Tally,
 ) {
-    let mut h = match Hash::from_info(Arc::clone(info), token) {
+    let mut h = match cryptoreg_registry::driver::build_hash(Arc::clone(info), token) {
         Ok(h) => h,
         Err(e) => {
             let msg = format!("cannot build a handle: {e}");
@@ -168,9 +168,14 @@ pub(crate) fn run_random(
     tally: &mut Tally,
 ) {
     let driver = info.driver();
-    let Some((mut drv, mut reference)) =
-        driver_and_reference(host, info, ref_name, params, tally, Hash::from_info)
-    else {
+    let Some((mut drv, mut reference)) = driver_and_reference(
+        host,
+        info,
+        ref_name,
+        params,
+        tally,
+        cryptoreg_registry::driver::build_hash,
+    ) else {
         return;
     };
     let key_lens: Vec<usize> = if reference.is_keyed() {
