@@ -54,10 +54,10 @@ pub trait TestHost: Sync {
     /// Resolves `name` (an algorithm or driver name, such as the generic reference
     /// `xts(aes-generic)`) to a driver that passed its own self-test and that this host can
     /// execute, waiting for that test if it is running. Template instances are built (and
-    /// tested) on demand, as for any request. Handles are then built with `from_info`.
+    /// tested) on demand, as for any request. Handles are then built with `driver::build_*`.
     fn resolve_tested(&self, name: &str) -> Result<Arc<DriverInfo>>;
 
-    /// The CPU token to build handles with (`Skcipher::from_info(info, &token)`): the
+    /// The CPU token to build handles with (`driver::build_skcipher(info, &token)`): the
     /// registry's, so the operator's mask holds for the drivers under test too.
     fn host_token(&self) -> HostFeatures;
 }
