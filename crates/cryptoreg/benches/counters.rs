@@ -1,6 +1,6 @@
 //! The cost of per-handle counting at 16 bytes: a registry handle (counted in its own
-//! cell) against a handle of the same driver built with `driver::build_skcipher` (not counted), on
-//! the driver the registry picks for `xts(aes)`. The issue's bound: within 2%.
+//! cell) against a handle of the same driver built with `driver::build_skcipher` (not
+//! counted), on the driver the registry picks for `xts(aes)`. The issue's bound: within 2%.
 //!
 //! ```text
 //! cargo bench -p cryptoreg --bench counters
