@@ -57,7 +57,7 @@ impl HandleCell {
 }
 
 #[derive(Default)]
-struct Live {
+pub(crate) struct Live {
     next_id: u64,
     cells: HashMap<u64, Arc<HandleCell>>,
     /// Requests and bytes of handles already dropped.
@@ -81,6 +81,13 @@ pub(crate) struct Counts {
 }
 
 impl DriverStats {
+    /// The lock the fork handlers take and release around a `fork`
+    /// (`registry/fork.rs`).
+    #[cfg(unix)]
+    pub(crate) fn fork_lock(&self) -> &Mutex<Live> {
+        &self.live
+    }
+
     /// Registers a new handle's cell; returns its id for [`DriverStats::retire`].
     pub(crate) fn register(&self, cell: &Arc<HandleCell>) -> u64 {
         self.allocations.fetch_add(1, Ordering::Relaxed);

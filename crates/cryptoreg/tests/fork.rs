@@ -1,18 +1,31 @@
 //! Pre-fork servers: boot, fork, and use the registry in the child.
 //!
 //! A real `fork` (`nix::unistd::fork`), not a re-executed child: re-executing would boot
-//! a fresh registry and prove nothing about the state a child inherits. `fork` is only
-//! sound when no other thread could hold a lock or be in the middle of an allocation at
-//! that instant, so this test runs without libtest's harness (`harness = false`), in its
-//! own process, and forks when the process is single-threaded: boot's self-test
-//! threads are scoped threads, joined before `boot` returns, and nothing else is
-//! running. What the child may then rely on is exactly what the issue asks: no self-test
-//! thread, no control-socket thread and no held lock exists there, and the registry
-//! needs none — the child allocates, encrypts, builds and self-tests a template instance
-//! on its own thread, and changes a priority.
+//! a fresh registry and prove nothing about the state a child inherits. No libtest
+//! harness (`harness = false`): the test owns every thread of its process, so it knows
+//! what runs at the fork.
+//!
+//! * `single_threaded`: a fork with no other thread; the child allocates, encrypts,
+//!   builds and self-tests a template instance on its own thread, and changes a priority.
+//! * `under_load`: 2,000 forks while the control socket's thread answers an admin client
+//!   polling `list`, `stats` and `set-priority` and another thread allocates and
+//!   encrypts. A lock one of those threads held at the fork would stay held in the child
+//!   without the registry's fork handlers (`registry/src/registry/fork.rs`); every child
+//!   must resolve and encrypt within 5 s, else it is killed and counted as a hang. Some
+//!   children also check the control socket's documented behaviour after a fork: the
+//!   inherited guard does nothing when dropped there (the parent's socket stays), and
+//!   the child can `serve` its own socket at another path.
 
-use nix::sys::wait::{waitpid, WaitStatus};
-use nix::unistd::{fork, ForkResult};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use cryptoreg::control::{serve, Client, Request, ServeOptions};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::{fork, ForkResult, Pid};
 
 #[path = "common/mod.rs"]
 mod common;
@@ -47,7 +60,7 @@ fn child(reg: &cryptoreg::Registry, key: &[u8], data: &[u8], want: &[u8]) -> i32
     }
 }
 
-fn main() {
+fn single_threaded() {
     let reg = common::boot("[selftest]\nfuzz_iterations = 10\n", Some(rung::PRESET));
     let key = common::xts_key(5, 64);
     let data = common::bytes(6, 4096 + 5);
@@ -73,7 +86,194 @@ fn main() {
             );
             // The child's priority change stayed in the child.
             assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
-            println!("fork: 1 passed, 0 failed");
+            println!("fork: single_threaded passed");
         }
     }
+}
+
+/// Forks under load (see the file docs).
+const FORKS: usize = 2000;
+/// How long a child may take to resolve and encrypt.
+const CHILD_DEADLINE: Duration = Duration::from_secs(5);
+/// Every this many forks, the child also checks the control socket.
+const SOCKET_EVERY: usize = 400;
+
+/// A fresh directory under the temp dir, removed on drop.
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The child under load: one allocation, one request, and on some forks the control
+/// socket. Its exit status says which step failed (0 = all passed).
+fn loaded_child(
+    reg: &Arc<cryptoreg::Registry>,
+    guard: cryptoreg::control::Guard,
+    own_sock: Option<PathBuf>,
+    key: &[u8],
+    data: &[u8],
+    want: &[u8],
+) -> i32 {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut h = reg.alloc_skcipher("xts(aes)").map_err(|_| 2)?;
+        h.set_key(key).map_err(|_| 3)?;
+        let mut out = data.to_vec();
+        h.encrypt_in_place(&[9u8; 16], &mut out).map_err(|_| 4)?;
+        if out != want {
+            return Err(5);
+        }
+        let parent_sock = guard.path().to_path_buf();
+        // The inherited guard: dropping it in the child leaves the parent's socket.
+        drop(guard);
+        if !parent_sock.exists() {
+            return Err(6);
+        }
+        if let Some(sock) = own_sock {
+            let g = serve(Arc::clone(reg), &sock, ServeOptions::default()).map_err(|_| 7)?;
+            let mut c = Client::connect(&sock).map_err(|_| 8)?;
+            let list = c.call(&Request::new("list")).map_err(|_| 9)?;
+            if list.as_array().is_none_or(|l| l.is_empty()) {
+                return Err(10);
+            }
+            drop(c);
+            drop(g);
+            if sock.exists() {
+                return Err(11);
+            }
+        }
+        Ok(())
+    }));
+    match r {
+        Ok(Ok(())) => 0,
+        Ok(Err(code)) => code,
+        Err(_) => 1,
+    }
+}
+
+/// Waits for `child` at most [`CHILD_DEADLINE`]; kills it past that. `Ok(status)` or
+/// `Err(())` for a hang.
+fn wait_bounded(child: Pid) -> Result<WaitStatus, ()> {
+    let start = Instant::now();
+    loop {
+        match waitpid(child, Some(WaitPidFlag::WNOHANG)).expect("waitpid") {
+            WaitStatus::StillAlive => {}
+            status => return Ok(status),
+        }
+        if start.elapsed() > CHILD_DEADLINE {
+            let _ = kill(child, Signal::SIGKILL);
+            let _ = waitpid(child, None);
+            return Err(());
+        }
+        thread::sleep(Duration::from_micros(200));
+    }
+}
+
+fn under_load() {
+    let reg = Arc::new(common::boot(
+        "[selftest]\nfuzz_iterations = 10\n",
+        Some(rung::PRESET),
+    ));
+    let key = common::xts_key(7, 64);
+    let data = common::bytes(8, 4096);
+    let mut want = data.clone();
+    {
+        let mut h = reg.alloc_skcipher("xts(aes)").unwrap();
+        h.set_key(&key).unwrap();
+        h.encrypt_in_place(&[9u8; 16], &mut want).unwrap();
+    }
+    let dir = Dir(std::env::temp_dir().join(format!("cryptoreg-fork-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let sock = dir.0.join("ctl").join("ctl.sock");
+    let guard = serve(Arc::clone(&reg), &sock, ServeOptions::default()).unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    // The admin client: the control thread takes the table lock for each answer.
+    let admin = {
+        let (stop, sock) = (Arc::clone(&stop), sock.clone());
+        thread::spawn(move || {
+            let mut c = Client::connect(&sock).unwrap();
+            let mut calls = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                c.call(&Request::new("list")).unwrap();
+                c.call(&Request::new("stats")).unwrap();
+                let p = rung::XTS_PRIORITY + (calls % 2) as u32;
+                c.call(&Request::new("set-priority").driver(rung::XTS).priority(p))
+                    .unwrap();
+                calls += 1;
+            }
+            calls
+        })
+    };
+    // An application thread allocating and encrypting: the table lock and the driver's
+    // counters lock (allocation and drop).
+    let app = {
+        let (stop, reg, key) = (Arc::clone(&stop), Arc::clone(&reg), key.clone());
+        thread::spawn(move || {
+            let mut buf = vec![0u8; 512];
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let mut h = reg.alloc_skcipher("xts(aes)").unwrap();
+                h.set_key(&key).unwrap();
+                h.encrypt_in_place(&[1u8; 16], &mut buf).unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+
+    let start = Instant::now();
+    let (mut hangs, mut failed) = (0usize, Vec::new());
+    let mut guard = Some(guard);
+    for i in 0..FORKS {
+        let own_sock = (i % SOCKET_EVERY == 0).then(|| dir.0.join(format!("child-{i}")).join("s"));
+        // SAFETY: the child runs only the registry (whose fork handlers release its
+        // locks), the allocator (fork-safe in glibc) and the control socket, and leaves
+        // with `_exit`; this test's other threads hold no lock the child takes.
+        match unsafe { fork() }.expect("fork") {
+            ForkResult::Child => {
+                let g = guard.take().unwrap();
+                let code = loaded_child(&reg, g, own_sock, &key, &data, &want);
+                // SAFETY: `_exit` ends the child without running the parent's exit
+                // handlers or destructors (the parent's socket, its temp dir).
+                unsafe { nix::libc::_exit(code) };
+            }
+            ForkResult::Parent { child } => match wait_bounded(child) {
+                Ok(WaitStatus::Exited(_, 0)) => {}
+                Ok(status) => failed.push((i, format!("{status:?}"))),
+                Err(()) => hangs += 1,
+            },
+        }
+    }
+    let elapsed = start.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let admin_calls = admin.join().unwrap();
+    let allocations = app.join().unwrap();
+    // The parent's socket still answers after every child dropped its copy of the guard.
+    assert!(sock.exists(), "a child removed the parent's socket");
+    let mut c = Client::connect(&sock).unwrap();
+    c.call(&Request::new("list")).unwrap();
+    drop(c);
+    drop(guard);
+    assert!(!Path::new(&sock).exists());
+    println!(
+        "fork: under_load: {FORKS} forks in {:.1} s ({admin_calls} admin rounds, \
+         {allocations} allocations meanwhile): {hangs} hung, {} failed",
+        elapsed.as_secs_f64(),
+        failed.len()
+    );
+    assert!(
+        hangs == 0 && failed.is_empty(),
+        "{hangs} of {FORKS} children hung (killed after {CHILD_DEADLINE:?}); failed: {:?}",
+        &failed[..failed.len().min(10)]
+    );
+}
+
+fn main() {
+    single_threaded();
+    under_load();
+    println!("fork: 2 passed, 0 failed");
 }

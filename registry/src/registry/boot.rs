@@ -1,6 +1,7 @@
 //! Boot: collect every submitted driver and template, apply the CPU policy and the
 //! configuration, and self-test every driver in parallel threads.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -90,11 +91,13 @@ impl Registry {
             tester: opts.tester,
             seed,
             templates,
-            inner: Mutex::new(inner),
-            tested: Condvar::new(),
+            inner: Arc::new(Mutex::new(inner)),
+            tested: Arc::new(Condvar::new()),
             boot_elapsed: Duration::ZERO,
             published_generation: Default::default(),
         };
+        #[cfg(unix)]
+        super::fork::track(&reg.inner, &reg.tested);
         reg.log_policy();
         reg.test_all();
         reg.boot_elapsed = start.elapsed();

@@ -15,11 +15,15 @@
 //! * `admin` — the runtime priority and enable/disable API, and the generation number
 //!   every such change advances;
 //! * `reload` — applying a new configuration at run time, and `prepare`;
-//! * `report` — listings, `explain` and the self-test report.
+//! * `report` — listings, `explain` and the self-test report;
+//! * `fork` — the `pthread_atfork` handlers that keep a forked child's table usable.
 
 mod admin;
 mod boot;
 mod budget;
+#[cfg(unix)]
+#[allow(unsafe_code)] // the one module that may: see its docs
+mod fork;
 mod gate;
 mod reload;
 mod report;
@@ -126,8 +130,9 @@ pub struct Registry {
     tester: Option<Arc<dyn SelfTester>>,
     seed: u64,
     templates: Vec<&'static Template>,
-    inner: Mutex<Inner>,
-    tested: Condvar,
+    /// Shared (`Arc`) only so that the fork handlers can reach it (`fork`).
+    inner: Arc<Mutex<Inner>>,
+    tested: Arc<Condvar>,
     boot_elapsed: Duration,
     /// `Inner::generation`, published for lock-free reads by [`Registry::generation`]
     /// and by handles' `is_current` (shared with every handle the registry hands out).
