@@ -29,27 +29,16 @@
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+mod aead;
 pub mod aes;
 pub mod chacha20;
-#[cfg(target_arch = "x86_64")]
 pub mod chacha20poly1305;
 pub mod clmul;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-mod cpu_token;
-#[cfg(test)]
-mod gcm_driver_tests;
-pub mod gcm_util;
 pub mod ghash;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-mod one_shot;
 pub mod poly1305;
 pub(crate) mod records;
-mod tag;
 pub mod templates;
+#[cfg(test)]
+mod testing;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
-pub mod xchacha20poly1305;
-pub mod xts_util;
-
-#[cfg(test)]
-mod test_vectors;

@@ -10,9 +10,5 @@
 
 #![allow(unsafe_code)]
 
-pub(crate) mod aes;
-pub(crate) mod chacha;
-pub(crate) mod gcm;
-pub(crate) mod ghash;
 pub(crate) mod neon;
 pub(crate) mod token;

@@ -7,9 +7,17 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod aesni;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod ce;
+#[cfg(test)]
+mod gcm_driver_tests;
+pub mod gcm_rules;
 mod generic;
 #[cfg(target_arch = "x86_64")]
 pub mod vaes;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+pub mod xts_rules;
 
 pub use generic::AesGeneric;
 

@@ -25,6 +25,8 @@
 use cryptoreg_registry::{Arch, Error, Feature, HostFeatures};
 
 pub(crate) mod aarch64;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) mod cpu_token;
 pub(crate) mod x86_64;
 
 /// Why a driver of architecture `arch` requiring `needs` cannot be built here: the

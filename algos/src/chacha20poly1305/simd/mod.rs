@@ -79,12 +79,12 @@ use crate::chacha20::{
     check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
     XCHACHA_NONCE_SIZE,
 };
+use crate::chacha20poly1305::xchacha20poly1305::split_nonce;
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
 use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
-use crate::xchacha20poly1305::split_nonce;
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
 
@@ -682,7 +682,7 @@ impl AeadImpl for ChaChaPolySimd {
     }
 
     // `seal`, `open`, `seal_to`, `open_to`: through `seal_into` / `open_into`.
-    crate::one_shot::one_shot_methods!();
+    crate::aead::one_shot::one_shot_methods!();
 }
 
 impl ChaChaPolySimd {
