@@ -929,7 +929,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_chacha20(state: *const u8, data: *mut
 //
 // Driver numbers: 0 = `rfc7539-chacha20-poly1305-avx2`, 1 = `-avx512`, 2 = `-avx512ifma`.
 
-use cryptoreg_algos::chacha20poly1305::raw as fused_raw;
+use cryptoreg_algos::chacha20poly1305::simd::raw as fused_raw;
 
 /// Derives a request's values natively: the ChaCha20 state at block 1 (`state`, 16 u32),
 /// `r` as `[r0, r1, s1]` (`r`, 3 u64), `r^1..r^8` in radix 2^26 (`pow`, 40 u64), `s` (16
