@@ -40,9 +40,9 @@
 
 use cryptoreg_algos::aes::aesni::raw as sse;
 use cryptoreg_algos::aes::vaes::raw::{self, RoundKeyBytes};
+use cryptoreg_algos::aes::xts_rules::gf128_mul_x_ble;
 use cryptoreg_algos::aes::AesGeneric;
 use cryptoreg_algos::ghash::generic::gf128_mul;
-use cryptoreg_algos::xts_util::gf128_mul_x_ble;
 use cryptoreg_registry::BlockCipherImpl;
 
 /// Bytes of a round-key schedule as passed across the C ABI (15 round keys).
@@ -548,7 +548,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             dst.add(first),
             len - first,
         );
-        let lens = cryptoreg_algos::gcm_util::gcm_len_block(aad_len as u64, len as u64);
+        let lens = cryptoreg_algos::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         ghash(powers, &mut acc, lens.as_ptr(), 16);
         let mut ek = j0;
         raw::encrypt_block_aesni(keys, rounds, &mut ek);
@@ -743,7 +743,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_gcm(
     y = ref_ghash(
         h,
         y,
-        &cryptoreg_algos::gcm_util::gcm_len_block(aad_len as u64, len as u64),
+        &cryptoreg_algos::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64),
     );
     let mut ek = j0;
     c.encrypt_blocks(&mut ek);
@@ -929,7 +929,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_chacha20(state: *const u8, data: *mut
 //
 // Driver numbers: 0 = `rfc7539-chacha20-poly1305-avx2`, 1 = `-avx512`, 2 = `-avx512ifma`.
 
-use cryptoreg_algos::chacha20poly1305::raw as fused_raw;
+use cryptoreg_algos::chacha20poly1305::simd::raw as fused_raw;
 
 /// Derives a request's values natively: the ChaCha20 state at block 1 (`state`, 16 u32),
 /// `r` as `[r0, r1, s1]` (`r`, 3 u64), `r^1..r^8` in radix 2^26 (`pow`, 40 u64), `s` (16

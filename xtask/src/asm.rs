@@ -10,13 +10,13 @@
 //! * `*_vaes_avx10_256`: VAES on ymm, no zmm, AVX-512 mask registers in use;
 //! * `*_vaes_avx10_512`: VAES on zmm;
 //! * XTS entries: `vpclmulqdq` at the entry's vector width (the tweak advance); GCM and
-//!   GHASH entries (`aes::vaes::gcm_entry`, `ghash::vpclmulqdq::entry`) likewise (the
+//!   GHASH entries (`aes::vaes::gcm_entry`, `ghash::x86::vpclmul_entry`) likewise (the
 //!   GHASH multiplies), GCM with `vaesenc` at the width, GHASH without any AES;
 //! * no `call` at all (the cores are fully inlined: nothing leaves the hot loop, and
 //!   nothing can lose the entry's target features);
 //! * every `ret` is preceded by `vzeroupper`, with no branch landing in between;
 //! * the SSE entries of `gcm-aes-aesni` (`aes::aesni::gcm`) and `ghash-clmulni`
-//!   (`ghash::clmulni`), kind `Sse`: legacy-encoded `aesenc` (GCM) and `pclmulqdq` on xmm,
+//!   (`ghash::x86`), kind `Sse`: legacy-encoded `aesenc` (GCM) and `pclmulqdq` on xmm,
 //!   and not one VEX- or EVEX-encoded instruction nor a ymm/zmm/mask register, so they
 //!   run on an AES-NI CPU without AVX; they dirty no upper state, so no `vzeroupper` is
 //!   required of them.
@@ -34,9 +34,9 @@ use std::process::Command;
 /// The modules of the entry functions, as demangled by objdump.
 const VAES: &str = "cryptoreg_algos::aes::vaes::entry::";
 const GCM: &str = "cryptoreg_algos::aes::vaes::gcm_entry::";
-const GHASH: &str = "cryptoreg_algos::ghash::vpclmulqdq::entry::";
+const GHASH: &str = "cryptoreg_algos::ghash::x86::vpclmul_entry::";
 const AESNI_GCM: &str = "cryptoreg_algos::aes::aesni::gcm::";
-const CLMULNI: &str = "cryptoreg_algos::ghash::clmulni::";
+const CLMULNI: &str = "cryptoreg_algos::ghash::x86::";
 
 /// Which AES round instruction an entry must use at its width, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -601,62 +601,62 @@ const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
         true,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx2",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx2",
         Kind::Avx2,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx2",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx2",
         Kind::Avx2,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx2",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx2",
         Kind::Avx2,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx512",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx512",
         Kind::Avx10_512,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx512",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx512",
         Kind::Avx10_512,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx512",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx512",
         Kind::Avx10_512,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_enc_avx512ifma",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx512ifma",
         Kind::Avx10_512,
         true,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_dec_avx512ifma",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx512ifma",
         Kind::Avx10_512,
         true,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_aad_avx512ifma",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx512ifma",
         Kind::Avx10_512,
         true,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx2",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx2",
         Kind::Avx2,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx512",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512",
         Kind::Avx10_512,
         false,
     ),
     (
-        "cryptoreg_algos::chacha20poly1305::entry::rfc7539_seal_avx512ifma",
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512ifma",
         Kind::Avx10_512,
         true,
     ),
@@ -931,7 +931,7 @@ mod tests {
     }
 
     const SSE_SAMPLE: &str = "\
-0000000000003000 <cryptoreg_algos::ghash::clmulni::ghash_clmulni>:
+0000000000003000 <cryptoreg_algos::ghash::x86::ghash_clmulni>:
     3000:\t66 0f 3a 44 c1 00 \tpclmullqlqdq %xmm1,%xmm0
     3006:\t66 0f 38 dc c1 \taesenc %xmm1,%xmm0
     300b:\tc3 \tret
@@ -939,7 +939,7 @@ mod tests {
 
     #[test]
     fn sse_entries_must_stay_legacy_encoded_on_xmm() {
-        let name = "cryptoreg_algos::ghash::clmulni::ghash_clmulni";
+        let name = "cryptoreg_algos::ghash::x86::ghash_clmulni";
         let funcs = parse_functions(SSE_SAMPLE);
         assert!(check_entry("x", Kind::Sse, Aes::Enc, true, &funcs[name]).is_ok());
         // The same operation VEX-encoded (AVX) would fault on an AES-NI CPU without AVX.

@@ -1,8 +1,7 @@
-//! The arm64 drivers (Crypto Extensions and Advanced SIMD), with the names and priorities
-//! of the kernel's arch/arm64/crypto glue: CPU tokens ([`token`]), the Advanced SIMD
-//! helpers ([`neon`]), the AES drivers ([`aes`]: `aes-ce`, `*-aes-ce`), PMULL GHASH
-//! ([`ghash`]: `ghash-ce`), AES-GCM ([`gcm`]: `gcm-aes-ce`) and ChaCha20 ([`chacha`]:
-//! `chacha20-neon`, `xchacha20-neon`).
+//! What every arm64 driver shares: CPU tokens ([`token`]) and the Advanced SIMD helpers
+//! ([`neon`]). The drivers (names and priorities of the kernel's arch/arm64/crypto glue)
+//! live under their primitive: `aes/ce/` (`aes-ce`, `*-aes-ce`, `gcm-aes-ce`),
+//! `ghash/ce/` (`ghash-ce`), `chacha20/neon/` (`chacha20-neon`, `xchacha20-neon`).
 //!
 //! Arch module: `unsafe` is allowed here. Every intrinsic that needs more than the
 //! aarch64 baseline runs inside a `#[target_feature(enable = "aes")]` entry reachable only
@@ -10,9 +9,5 @@
 
 #![allow(unsafe_code)]
 
-pub(crate) mod aes;
-pub(crate) mod chacha;
-pub(crate) mod gcm;
-pub(crate) mod ghash;
 pub(crate) mod neon;
 pub(crate) mod token;

@@ -10,8 +10,8 @@
 
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
-use crate::cpu_token::cpu_token;
 use crate::records::aarch64::needs;
+use crate::records::cpu_token::cpu_token;
 
 cpu_token!(
     /// The Crypto Extensions' AES instructions with Advanced SIMD: `aes-ce` and the

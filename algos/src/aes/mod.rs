@@ -1,15 +1,27 @@
-//! AES: the block cipher (generic constant-time and AES-NI) and the AES-NI mode drivers.
+//! AES: the block cipher and its mode drivers, one backend per instruction set, and the
+//! GCM and XTS rules every `gcm(aes)` / `xts(aes)` driver shares ([`gcm_rules`],
+//! [`xts_rules`]).
 //!
 //! * [`AesGeneric`] (`aes-generic`, priority 100): portable, bitsliced, constant-time.
-//! * `x86_64` (AES-NI): `aes-aesni` (300), `ecb-aes-aesni`, `cbc-aes-aesni`,
-//!   `ctr-aes-aesni` (400) and `xts-aes-aesni` (401), plus the key schedule
-//!   (`x86_64::key_schedule`) that the VAES drivers share.
+//! * `aesni` (x86-64): `aes-aesni` (300), `ecb-aes-aesni`, `cbc-aes-aesni`,
+//!   `ctr-aes-aesni` (400), `xts-aes-aesni` (401), `gcm-aes-aesni` (400); `vaes`
+//!   (x86-64): `{xts,ctr,gcm}-aes-vaes-*`; `x86`: the key schedule, round-key bytes and IV
+//!   check both share.
+//! * `ce` (arm64): `aes-ce` (250), `{ecb,cbc,ctr,xts,gcm}-aes-ce` (300).
 
 #[cfg(target_arch = "x86_64")]
 pub mod aesni;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod ce;
+#[cfg(test)]
+mod gcm_driver_tests;
+pub mod gcm_rules;
 mod generic;
 #[cfg(target_arch = "x86_64")]
 pub mod vaes;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+pub mod xts_rules;
 
 pub use generic::AesGeneric;
 

@@ -4,7 +4,7 @@
 use cryptoreg_registry::BlockCipherImpl;
 
 use super::AesGeneric;
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 
 /// FIPS-197 Appendix C (AES-128, -192, -256, from `selftest/vectors/aes.toml`) through any
 /// block cipher, single block and batched.
@@ -48,7 +48,7 @@ fn generic_rejects_bad_key_lengths() {
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 mod reference {
     use super::*;
-    use crate::xts_util::gf128_mul_x_ble;
+    use crate::aes::xts_rules::gf128_mul_x_ble;
 
     fn cipher(key: &[u8]) -> AesGeneric {
         let mut c = AesGeneric::new();

@@ -34,6 +34,8 @@
 
 mod core;
 mod generic;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
 pub mod simd;
 

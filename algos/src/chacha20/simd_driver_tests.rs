@@ -5,7 +5,7 @@
 // streamed in random splits; the block-2^32 refusals; the CPU-token refusal.
 //
 // Textually included (`include!`) by `chacha20/simd/tests.rs` (x86: ssse3, avx2,
-// avx512vl, avx512f) and `aarch64/chacha_tests.rs` (neon), after each has defined its
+// avx512vl, avx512f) and `chacha20/neon/tests.rs` (neon), after each has defined its
 // widths: `Width`, `WIDTHS`, `width_on`, `runnable`, `token_features`, and the driver
 // types `ChaCha20Simd` / `XChaCha20Simd`. A plain comment, not `//!`: an included file
 // holds items only.

@@ -20,11 +20,15 @@
 //! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ), `vpclmulqdq` (`ghash-vpclmulqdq-avx2`,
 //! 600, ymm; `ghash-vpclmulqdq-avx512`, 800, zmm, `uses_zmm`).
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod ce;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod clmulni;
 pub mod generic;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vpclmulqdq;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86;
 
 use std::sync::Arc;
 

@@ -25,11 +25,11 @@ pub(crate) mod needs {
     pub(crate) const NEON: &[Feature] = &[Neon];
 }
 
-// --- AES on the Crypto Extensions (`aarch64/aes/`) ---
+// --- AES on the Crypto Extensions (`aes/ce/`) ---
 
 inventory::submit! {
     AlgDef::new("aes", "aes-ce", 250,
-        arch_ctor!("aarch64", Cipher, "aes-ce", needs::AES_CE, crate::aarch64::aes::cipher::new_aes_ce))
+        arch_ctor!("aarch64", Cipher, "aes-ce", needs::AES_CE, crate::aes::ce::cipher::new_aes_ce))
         .requires(needs::AES_CE)
         .block_size(16)
         .key_sizes(16, 32)
@@ -37,7 +37,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("ecb(aes)", "ecb-aes-ce", 300,
-        arch_ctor!("aarch64", Skcipher, "ecb-aes-ce", needs::AES_CE, crate::aarch64::aes::ecb::new_ecb))
+        arch_ctor!("aarch64", Skcipher, "ecb-aes-ce", needs::AES_CE, crate::aes::ce::ecb::new_ecb))
         .requires(needs::AES_CE)
         .block_size(16)
         .key_sizes(16, 32)
@@ -45,7 +45,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("cbc(aes)", "cbc-aes-ce", 300,
-        arch_ctor!("aarch64", Skcipher, "cbc-aes-ce", needs::AES_CE, crate::aarch64::aes::cbc::new_cbc))
+        arch_ctor!("aarch64", Skcipher, "cbc-aes-ce", needs::AES_CE, crate::aes::ce::cbc::new_cbc))
         .requires(needs::AES_CE)
         .block_size(16)
         .key_sizes(16, 32)
@@ -54,7 +54,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("ctr(aes)", "ctr-aes-ce", 300,
-        arch_ctor!("aarch64", Skcipher, "ctr-aes-ce", needs::AES_CE, crate::aarch64::aes::ctr::new_ctr))
+        arch_ctor!("aarch64", Skcipher, "ctr-aes-ce", needs::AES_CE, crate::aes::ce::ctr::new_ctr))
         .requires(needs::AES_CE)
         .key_sizes(16, 32)
         .iv_size(16)
@@ -62,18 +62,18 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("xts(aes)", "xts-aes-ce", 300,
-        arch_ctor!("aarch64", Skcipher, "xts-aes-ce", needs::AES_CE, crate::aarch64::aes::xts::new_xts))
+        arch_ctor!("aarch64", Skcipher, "xts-aes-ce", needs::AES_CE, crate::aes::ce::xts::new_xts))
         .requires(needs::AES_CE)
         .block_size(16)
         .key_sizes(32, 64)
         .iv_size(16)
 }
 
-// --- GHASH and GCM on PMULL (`aarch64/ghash.rs`, `aarch64/gcm.rs`) ---
+// --- GHASH and GCM on PMULL (`ghash/ce/`, `aes/ce/gcm.rs`) ---
 
 inventory::submit! {
     AlgDef::new("ghash", "ghash-ce", 200,
-        arch_ctor!("aarch64", Hash, "ghash-ce", needs::PMULL_CE, crate::aarch64::ghash::new_ghash_ce))
+        arch_ctor!("aarch64", Hash, "ghash-ce", needs::PMULL_CE, crate::ghash::ce::new_ghash_ce))
         .requires(needs::PMULL_CE)
         .block_size(16)
         .key_sizes(16, 16)
@@ -82,7 +82,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("gcm(aes)", "gcm-aes-ce", 300,
-        arch_ctor!("aarch64", Aead, "gcm-aes-ce", needs::AES_PMULL, crate::aarch64::gcm::new_gcm))
+        arch_ctor!("aarch64", Aead, "gcm-aes-ce", needs::AES_PMULL, crate::aes::ce::gcm::new_gcm))
         .requires(needs::AES_PMULL)
         .block_size(1)
         .key_sizes(16, 32)
@@ -90,11 +90,11 @@ inventory::submit! {
         .out_size(16)
 }
 
-// --- ChaCha20 on Advanced SIMD (`aarch64/chacha.rs`) ---
+// --- ChaCha20 on Advanced SIMD (`chacha20/neon/`) ---
 
 inventory::submit! {
     AlgDef::new("chacha20", "chacha20-neon", 300,
-        arch_ctor!("aarch64", Skcipher, "chacha20-neon", needs::NEON, crate::aarch64::chacha::new_chacha20_neon))
+        arch_ctor!("aarch64", Skcipher, "chacha20-neon", needs::NEON, crate::chacha20::neon::new_chacha20_neon))
         .requires(needs::NEON)
         .block_size(1)
         .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)
@@ -103,7 +103,7 @@ inventory::submit! {
 
 inventory::submit! {
     AlgDef::new("xchacha20", "xchacha20-neon", 300,
-        arch_ctor!("aarch64", Skcipher, "xchacha20-neon", needs::NEON, crate::aarch64::chacha::new_xchacha20_neon))
+        arch_ctor!("aarch64", Skcipher, "xchacha20-neon", needs::NEON, crate::chacha20::neon::new_xchacha20_neon))
         .requires(needs::NEON)
         .block_size(1)
         .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)

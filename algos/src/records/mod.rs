@@ -18,13 +18,15 @@
 //!   [`arch_ctor!`]: `arch_ctor!("A", Kind, "driver", needs::SET, path::to::ctor)` names the real
 //!   constructor (a `pub(crate) fn(&HostFeatures) -> Result<Box<dyn ...>>` in the arch
 //!   module) only under `#[cfg(target_arch = "A")]`, and [`off_arch`] elsewhere.
-//! * The arch modules (`x86/`, `aes/aesni/`, ..., `aarch64/`) stay behind their
+//! * The arch modules (`x86/`, `aes/aesni/`, ..., `aes/ce/`, `aarch64/`) stay behind their
 //!   `#[cfg(target_arch)]`, hold the `unsafe` code and export the constructors; they
 //!   submit no records themselves.
 
 use cryptoreg_registry::{Arch, Error, Feature, HostFeatures};
 
 pub(crate) mod aarch64;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) mod cpu_token;
 pub(crate) mod x86_64;
 
 /// Why a driver of architecture `arch` requiring `needs` cannot be built here: the
@@ -60,7 +62,8 @@ macro_rules! arch_ctor {
         });
         ctor
     }};
-    // arm64 drivers (`crate::aarch64`, records in `records/aarch64.rs`) use this arm.
+    // arm64 drivers (`aes::ce`, `ghash::ce`, `chacha20::neon`; records in
+    // `records/aarch64.rs`) use this arm.
     ("aarch64", $kind:ident, $driver:literal, $needs:expr, $($ctor:ident)::+) => {{
         #[cfg(target_arch = "aarch64")]
         let ctor = cryptoreg_registry::Ctor::$kind($($ctor)::+);
@@ -73,5 +76,7 @@ macro_rules! arch_ctor {
 }
 pub(crate) use arch_ctor;
 
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 mod tests;

@@ -6,10 +6,10 @@
 use cryptoreg_registry::{inventory, AlgDef};
 
 use super::arch_ctor;
+use crate::aes::gcm_rules::{GCM_NONCE_LEN, GCM_TAG_LEN};
 use crate::chacha20::{
     CHACHA_IV_SIZE, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_IV_SIZE, XCHACHA_NONCE_SIZE,
 };
-use crate::gcm_util::{GCM_NONCE_LEN, GCM_TAG_LEN};
 use crate::poly1305::POLY1305_TAG_SIZE;
 
 /// The feature sets the x86-64 CPU tokens prove (`x86/token.rs` builds each token from
@@ -222,14 +222,14 @@ poly1305! {
     "poly1305-avx512ifma", 550, AVX512_IFMA, new_poly1305_avx512ifma, uses_zmm;
 }
 
-// --- ChaCha20-Poly1305 and XChaCha20-Poly1305, fused (`chacha20poly1305/`; XChaCha20: the
+// --- ChaCha20-Poly1305 and XChaCha20-Poly1305, fused (`chacha20poly1305/simd/`; XChaCha20: the
 // same drivers with the HChaCha20 subkey per request) ---
 
 macro_rules! chachapoly {
     ($alg:literal, $iv:ident; $($driver:literal, $prio:expr, $needs:ident, $ctor:ident $(, $zmm:ident)?;)*) => {$(
         inventory::submit! {
             AlgDef::new($alg, $driver, $prio,
-                arch_ctor!("x86_64", Aead, $driver, needs::$needs, crate::chacha20poly1305::$ctor))
+                arch_ctor!("x86_64", Aead, $driver, needs::$needs, crate::chacha20poly1305::simd::$ctor))
                 .requires(needs::$needs)
                 .block_size(1)
                 .key_sizes(CHACHA_KEY_SIZE, CHACHA_KEY_SIZE)

@@ -13,7 +13,7 @@
 //! `build_generic_driver_name("gcm(aes)")` gives) is the all-portable reference rather than
 //! generic AES under a SIMD GHASH.
 //!
-//! The construction, with the rules of [`crate::gcm_util`] (12-byte nonce, tags of 4, 8,
+//! The construction, with the rules of [`crate::aes::gcm_rules`] (12-byte nonce, tags of 4, 8,
 //! 12..=16 bytes, SP 800-38D length limits checked in `start`, 16/24/32-byte keys):
 //!
 //! - `set_key`: the CTR child takes the AES key; H = E(K, 0^128) is the first keystream
@@ -44,7 +44,7 @@
 
 use std::sync::Arc;
 
-use crate::tag::tags_equal;
+use crate::aead::tag::tags_equal;
 use cryptoreg_registry::names::leaves;
 use cryptoreg_registry::{
     check_key_len, inventory, AeadImpl, AeadLens, AeadState, AlgType, Builder, ChainState, Child,
@@ -53,7 +53,7 @@ use cryptoreg_registry::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::gcm_util::{
+use crate::aes::gcm_rules::{
     check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_KEY_SIZES, GCM_NONCE_LEN,
     GCM_TAG_LEN,
 };

@@ -17,9 +17,9 @@ use zeroize::Zeroizing;
 
 use super::tests::as_child;
 use super::{ctr, gcm, rfc4106};
+use crate::aes::gcm_rules::GCM_MAX_TEXT;
 use crate::aes::AesGeneric;
-use crate::gcm_util::GCM_MAX_TEXT;
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 
 /// GHASH by SP 800-38D Algorithm 1: `x * y` in GF(2^128) with the bit-reflected
 /// convention, one bit at a time. A reference for tests only.

@@ -12,7 +12,7 @@ use cryptoreg_registry::{
 use super::tests::as_child;
 use super::{cbc, ctr, ecb, xts};
 use crate::aes::AesGeneric;
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 
 fn aes() -> Box<dyn BlockCipherImpl> {
     Box::new(AesGeneric::new())

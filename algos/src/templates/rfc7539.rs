@@ -80,7 +80,7 @@ pub struct ChaChaPoly {
     keyed: bool,
 }
 
-pub(crate) use crate::tag::tags_equal;
+pub(crate) use crate::aead::tag::tags_equal;
 
 /// The one tag size of every ChaCha20-Poly1305 driver: 16 bytes, as the kernel's
 /// `chachapoly_setauthsize` (the template, the fused drivers, `xchacha20poly1305`).

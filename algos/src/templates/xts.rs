@@ -19,7 +19,7 @@ use zeroize::Zeroize;
 
 use super::common::{assert_whole_blocks, only_child, xor_in_place, BATCH_BYTES, BLOCK};
 use super::ecb::Ecb;
-use crate::xts_util::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
+use crate::aes::xts_rules::{gf128_mul_x_ble, verify_xts_key, xts_tail_len};
 
 /// A shareable constructor of the ECB children.
 type SkcipherFactory = Builder<dyn SkcipherImpl>;

@@ -13,7 +13,7 @@
 use crate::records::x86_64::needs;
 use cryptoreg_registry::{Feature, HostFeatures, Result};
 
-use crate::cpu_token::cpu_token;
+use crate::records::cpu_token::cpu_token;
 
 cpu_token!(
     /// AES-NI with SSE2: `aes-aesni` and the `*-aes-aesni` mode drivers.

@@ -27,8 +27,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use cryptoreg_algos::aes::gcm_rules::{GCM_NONCE_LEN, GCM_TAG_LEN};
 use cryptoreg_algos::aes::AesGeneric;
-use cryptoreg_algos::gcm_util::{GCM_NONCE_LEN, GCM_TAG_LEN};
 use cryptoreg_algos::ghash::generic::ghash_generic;
 use cryptoreg_algos::templates::{ctr_over_cipher, gcm_over, xts_over_cipher};
 use cryptoreg_registry::{

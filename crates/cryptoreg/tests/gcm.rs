@@ -10,7 +10,7 @@
 //! hold (its pieces are real slices). Every handle entry point calls `start` with the
 //! request's true lengths before it moves a byte (`AeadImpl::seal`/`open` defaults, the
 //! walker), so `start` refusing is what refuses the request; the unit tests of
-//! `gcm_util` and of the templates check the same bound on both sides.
+//! `aes::gcm_rules` and of the templates check the same bound on both sides.
 
 mod common;
 

@@ -14,7 +14,7 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
-use super::key_schedule::{expand_into, AesRoundKeys};
+use crate::aes::x86::key_schedule::{expand_into, AesRoundKeys};
 
 const DRIVER: &str = "cbc-aes-aesni";
 

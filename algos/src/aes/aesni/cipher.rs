@@ -21,24 +21,16 @@ use core::arch::x86_64::{
 
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNi;
-use cryptoreg_registry::{BlockCipherImpl, ChainState, Error, HostFeatures, Result};
+use cryptoreg_registry::{BlockCipherImpl, HostFeatures, Result};
 
-use super::key_schedule::{expand_into, AesRoundKeys};
+pub(crate) use crate::aes::x86::iv16;
+use crate::aes::x86::key_schedule::{expand_into, AesRoundKeys};
 
 /// Blocks in flight in the wide loops.
 pub(crate) const LANES: usize = 8;
 
 /// Bytes per wide iteration.
 pub(crate) const WIDE: usize = LANES * 16;
-
-/// Copies a 16-byte IV into a chaining state; any other length is
-/// [`Error::InvalidIvLength`] (the handles check first, this keeps `start` panic-free).
-pub(crate) fn iv16(iv: &[u8]) -> Result<ChainState> {
-    iv.try_into().map_err(|_| Error::InvalidIvLength {
-        len: iv.len(),
-        expected: 16,
-    })
-}
 
 /// Loads 16 bytes from the start of `src` (which must hold at least 16).
 #[inline(always)]

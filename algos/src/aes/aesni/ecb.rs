@@ -9,7 +9,7 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{ecb_decrypt, ecb_encrypt};
-use super::key_schedule::{expand_into, AesRoundKeys};
+use crate::aes::x86::key_schedule::{expand_into, AesRoundKeys};
 
 const DRIVER: &str = "ecb-aes-aesni";
 

@@ -7,7 +7,7 @@
 //! ciphertext blocks (kept in registers), decryption the eight it is decrypting (their
 //! ciphertext is the input): either way the AES and PCLMULQDQ units work side by side.
 //!
-//! Rules shared by every `gcm(aes)` driver ([`crate::gcm_util`]): 12-byte nonce (J0 =
+//! Rules shared by every `gcm(aes)` driver ([`crate::aes::gcm_rules`]): 12-byte nonce (J0 =
 //! nonce || 1), tags of 4, 8, 12..=16 bytes, SP 800-38D length limits checked in `start`,
 //! keys of 16/24/32 bytes.
 //!
@@ -27,18 +27,18 @@
 
 use core::arch::x86_64::{__m128i, _mm_and_si128, _mm_set_epi32};
 
-use crate::tag::open_verified;
+use crate::aead::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use zeroize::Zeroize;
 
 use super::cipher::{load, store, xor, Keys, LANES, WIDE};
-use super::key_schedule::{expand_into, AesRoundKeys};
-use crate::aes::vaes::raw::RoundKeyBytes;
-use crate::gcm_util::{
+use crate::aes::gcm_rules::{
     check_gcm_authsize, check_gcm_lens, check_one_shot, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
 };
-use crate::ghash::clmulni::ghash_clmulni;
-use crate::ghash::clmulni::xmm::{Clmul, HPowers, GROUP};
+use crate::aes::x86::key_schedule::{expand_into, AesRoundKeys};
+use crate::aes::x86::RoundKeyBytes;
+use crate::ghash::x86::ghash_clmulni;
+use crate::ghash::x86::xmm::{Clmul, HPowers, GROUP};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::AesNiPclmul;
 use crate::x86::vector::{load_lt16, store_lt16};
@@ -769,7 +769,7 @@ impl AeadImpl for GcmAesni {
 
     // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
     // `open_into`.
-    crate::one_shot::one_shot_methods!();
+    crate::aead::one_shot::one_shot_methods!();
 }
 
 /// Builds an unkeyed `gcm-aes-aesni`, or refuses without AES-NI/PCLMULQDQ/SSSE3.

@@ -1,9 +1,9 @@
 //! `gcm-aes-aesni`: the tests every architecture's `gcm(aes)` driver runs
-//! (`crate::gcm_driver_tests`: the GCM specification's cases, the differential test
+//! (`crate::aes::gcm_driver_tests`: the GCM specification's cases, the differential test
 //! against a plain reference, tampering, refusals).
 
 use super::*;
-use crate::gcm_driver_tests as shared;
+use crate::aes::gcm_driver_tests as shared;
 
 fn driver() -> Option<Box<dyn AeadImpl>> {
     let host = HostFeatures::detect();

@@ -13,7 +13,6 @@ pub(crate) mod cipher;
 pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod gcm;
-pub(crate) mod key_schedule;
 pub(crate) mod xts;
 
 /// The raw entry points of `gcm-aes-aesni` and `ghash-clmulni`, for the emulator test
@@ -25,6 +24,6 @@ pub mod raw {
     pub use super::gcm::{
         gcm_dec_aesni, gcm_enc_aesni, gcm_open_aesni, gcm_seal_aesni, gcm_tag_aesni,
     };
-    pub use crate::ghash::clmulni::ghash_clmulni;
-    pub use crate::ghash::clmulni::xmm::HPowers;
+    pub use crate::ghash::x86::ghash_clmulni;
+    pub use crate::ghash::x86::xmm::HPowers;
 }

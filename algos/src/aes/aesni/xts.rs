@@ -18,8 +18,8 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{ChainState, HostFeatures, Result, SkcipherImpl};
 
 use super::cipher::{iv16, load, load8, store, store8, xor, Keys, WIDE};
-use super::key_schedule::{expand_xts_into, AesRoundKeys};
-use crate::xts_util::{gf128_mul_x_ble, xts_tail_len};
+use crate::aes::x86::key_schedule::{expand_xts_into, AesRoundKeys};
+use crate::aes::xts_rules::{gf128_mul_x_ble, xts_tail_len};
 use zeroize::Zeroize;
 
 const DRIVER: &str = "xts-aes-aesni";

@@ -19,8 +19,7 @@ use super::ctr::ctr_crypt;
 use super::xts::xts_crypt;
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
-/// Round keys as bytes: `rounds + 1` (11, 13 or 15) of them are used.
-pub type RoundKeyBytes = [[u8; 16]; 15];
+pub use crate::aes::x86::RoundKeyBytes;
 
 macro_rules! by_rounds {
     ($rounds:expr, $f:ident :: <$v:ty $(, $extra:tt)*> ($($arg:expr),*)) => {

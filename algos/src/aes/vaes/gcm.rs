@@ -1,5 +1,5 @@
 //! The stitched AES-GCM core, written once over [`AesVec`] and the GHASH core
-//! (`ghash::vpclmulqdq::core`), for the three VAES widths.
+//! (`ghash::x86::vpclmul_core`), for the three VAES widths.
 //!
 //! The main loop handles 16 blocks per group (`N` = 8 ymm or 4 zmm vectors): the AES
 //! rounds of the next 16 counter blocks run interleaved with the GHASH multiplies of 16
@@ -13,7 +13,7 @@
 //! Counters: the counter block `J0 + i` is kept as a reflected lane value (the block
 //! byte-swapped), so one `vpaddq` steps it. GCM increments only the last 32 bits
 //! (`inc32`); with a 12-byte nonce the counter starts at 2 and the SP 800-38D limit of
-//! 2^32 - 2 blocks (checked in `start`, `gcm_util::check_gcm_lens`) keeps it below 2^32,
+//! 2^32 - 2 blocks (checked in `start`, `gcm_rules::check_gcm_lens`) keeps it below 2^32,
 //! so the 64-bit lane addition never carries out of those 32 bits. When the low byte of
 //! the counter does not wrap inside a group (15 groups in 16), only the group's first
 //! vector is byte-swapped and the others are made by adding to its last byte
@@ -23,7 +23,7 @@
 //! into the `#[target_feature]` entries of `gcm_entry`.
 
 use super::rounds::{broadcast_keys, counter_step, encrypt, lane_counters, AesVec};
-use crate::ghash::vpclmulqdq::core::{
+use crate::ghash::x86::vpclmul_core::{
     ghash_short, ghash_update, load_acc, mul_acc, power_at, reduce, store_acc, GhashPowers,
     AGG_BLOCKS,
 };
@@ -472,7 +472,7 @@ pub(crate) unsafe fn gcm_one_shot<V: AesVec, const R: usize, const N: usize, con
         ghash_update::<V, N>(powers, &mut acc, aad, aad_len);
         let mut ctr = j0.wrapping_add(1).to_be_bytes();
         gcm_crypt::<V, R, N, DEC>(keys, powers, &mut ctr, &mut acc, src, dst, len);
-        let lens = crate::gcm_util::gcm_len_block(aad_len as u64, len as u64);
+        let lens = crate::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         let a = ghash_short::<H<V>>(powers, load_acc(&acc), lens.as_ptr(), 16);
         let ek = encrypt_lanes::<H<V>, R>(keys, lane_counters(j0));
         // (Clamped: a larger `tag_len` breaks the contract, but writes no further.)

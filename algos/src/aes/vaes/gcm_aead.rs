@@ -2,31 +2,31 @@
 //! (800, `uses_zmm`): the stitched AES-GCM drivers of algorithm `gcm(aes)`, one generic
 //! source (`gcm`) at three widths.
 //!
-//! Semantics are `gcm_util`'s, as for every `gcm(aes)` driver: 12-byte nonces, tags of 4,
+//! Semantics are `gcm_rules`'s, as for every `gcm(aes)` driver: 12-byte nonces, tags of 4,
 //! 8 and 12..=16 bytes, SP 800-38D length limits checked in `start` (and in the one-shot
 //! calls) before any byte is written, AES-128/192/256 keys.
 //!
 //! The key schedule holds the AES round keys and the GHASH powers `H^16 .. H^1` (as
-//! `H^i * x^-1`, see `ghash::vpclmulqdq::core`), both wiped on drop and on a failed
+//! `H^i * x^-1`, see `ghash::x86::vpclmul_core`), both wiped on drop and on a failed
 //! `set_key`. The one-shot [`seal`](AeadImpl::seal) and [`open`](AeadImpl::open) are one
 //! entry call each (AAD, text, lengths and tag); `open` decrypts in one pass and wipes the
 //! buffer when the tag does not match, so no plaintext is left behind. The streaming calls
 //! keep, in the [`AeadState`]: the GHASH accumulator (bytes 0..16), the next counter block
 //! (16..32), `E(K, J0)` (32..48) and the length block (48..64).
 
-use crate::tag::open_verified;
+use crate::aead::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use zeroize::Zeroize;
 
 use super::entry::encrypt_block_aesni;
 use super::gcm_entry::{self, GcmEntry, GcmOneShotEntry};
 use super::Width;
-use crate::aes::aesni::key_schedule::{expand_into, AesRoundKeys};
-use crate::gcm_util::{
+use crate::aes::gcm_rules::{
     check_gcm_authsize, check_gcm_lens, check_one_shot, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
 };
-use crate::ghash::vpclmulqdq::core::{h_times_x_inv, GhashPowers};
-use crate::ghash::vpclmulqdq::entry::{self as ghash_entry, GhashEntry};
+use crate::aes::x86::key_schedule::{expand_into, AesRoundKeys};
+use crate::ghash::x86::vpclmul_core::{h_times_x_inv, GhashPowers};
+use crate::ghash::x86::vpclmul_entry::{self as ghash_entry, GhashEntry};
 use crate::x86::inout::RawInOut;
 
 /// Byte ranges of the streaming state.
@@ -272,5 +272,5 @@ impl AeadImpl for GcmVaes {
 
     // `seal`, `open`, `seal_to`, `open_to`: one entry call each, through `seal_into` /
     // `open_into`.
-    crate::one_shot::one_shot_methods!();
+    crate::aead::one_shot::one_shot_methods!();
 }

@@ -5,7 +5,7 @@
 
 use super::entry::{by_rounds, RoundKeyBytes};
 use super::gcm::{gcm_crypt, gcm_one_shot};
-use crate::ghash::vpclmulqdq::core::GhashPowers;
+use crate::ghash::x86::vpclmul_core::GhashPowers;
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
 /// The streaming entries' type: keys, rounds, powers, counter, accumulator, src, dst, len.

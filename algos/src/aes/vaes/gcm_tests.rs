@@ -79,7 +79,7 @@ fn ref_seal(key: &[u8], nonce: &[u8; 12], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u
 /// The known answers of `selftest/vectors/gcm_aes.toml` (the GCM specification's test
 /// cases with 96-bit IVs, truncated tags, inauthentic inputs).
 fn spec() -> Vec<cryptoreg_selftest::AeadVector> {
-    crate::test_vectors::aead("gcm(aes)", 20)
+    crate::testing::vectors::aead("gcm(aes)", 20)
 }
 
 #[test]
@@ -401,24 +401,24 @@ fn refuses_bad_nonces_and_tag_sizes_without_writing() {
 
 /// The out-of-place one-shot calls (`seal_to`, `open_to`: the same entry reading one
 /// buffer and writing another) against the reference, every width
-/// (`crate::gcm_driver_tests::out_of_place_one_shot`: lengths on both sides of the group
+/// (`crate::aes::gcm_driver_tests::out_of_place_one_shot`: lengths on both sides of the group
 /// and pair boundaries and past the 2048 bytes where the handle used to fall back to the
 /// segment walker, every tag size; the source is only read, a wrong tag wipes the
 /// destination, refused requests write nothing).
 #[test]
 fn out_of_place_one_shot_matches_the_reference_every_width() {
     for (w, name) in runnable("gcm out of place") {
-        crate::gcm_driver_tests::out_of_place_one_shot(Box::new(GcmVaes::new("t", w)), name);
+        crate::aes::gcm_driver_tests::out_of_place_one_shot(Box::new(GcmVaes::new("t", w)), name);
     }
 }
 
 /// The one-shot entries write the tag straight into the caller's slice, with a partial
 /// store of its length, and read `J0` from the 12 nonce bytes alone
-/// (`crate::gcm_driver_tests::writes_exactly_the_tag`), every width.
+/// (`crate::aes::gcm_driver_tests::writes_exactly_the_tag`), every width.
 #[test]
 fn one_shot_writes_exactly_the_tag_and_reads_only_the_nonce() {
     for (w, _) in runnable("gcm tag bounds") {
-        crate::gcm_driver_tests::writes_exactly_the_tag(Box::new(GcmVaes::new("t", w)));
+        crate::aes::gcm_driver_tests::writes_exactly_the_tag(Box::new(GcmVaes::new("t", w)));
     }
 }
 

@@ -60,11 +60,11 @@ pub(crate) use gcm_aead::GcmVaes;
 
 use zeroize::Zeroize;
 
-use crate::aes::aesni::cipher::iv16;
-use crate::aes::aesni::key_schedule::{expand_into, expand_xts_into, AesRoundKeys};
+use crate::aes::x86::iv16;
+use crate::aes::x86::key_schedule::{expand_into, expand_xts_into, AesRoundKeys};
+use crate::aes::xts_rules::xts_tail_len;
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{AesNi, VaesAvx10, VaesAvx2};
-use crate::xts_util::xts_tail_len;
 
 /// The raw entry points, for the emulator test crate (`emu/`) and the machine-code check.
 /// Not a public API: the registry's drivers are.
@@ -72,13 +72,13 @@ use crate::xts_util::xts_tail_len;
 pub mod raw {
     pub use super::entry::*;
     pub use super::gcm_entry::*;
-    pub use crate::ghash::vpclmulqdq::core::GhashPowers;
-    pub use crate::ghash::vpclmulqdq::entry::*;
+    pub use crate::ghash::x86::vpclmul_core::GhashPowers;
+    pub use crate::ghash::x86::vpclmul_entry::*;
 
-    /// `H * x^-1` in the GHASH core's lane form (see `ghash::vpclmulqdq::core`), for
+    /// `H * x^-1` in the GHASH core's lane form (see `ghash::x86::vpclmul_core`), for
     /// [`ghash_powers_vpclmulqdq`].
     pub fn ghash_key(h: &[u8; 16]) -> [u8; 16] {
-        crate::ghash::vpclmulqdq::core::h_times_x_inv(h).to_le_bytes()
+        crate::ghash::x86::vpclmul_core::h_times_x_inv(h).to_le_bytes()
     }
 
     /// Expands an AES key (16, 24 or 32 bytes) into `(encryption, AESDEC, rounds)`

@@ -10,10 +10,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 use super::{CtrVaes, Width, XtsVaes};
+use crate::aes::xts_rules::gf128_mul_x_ble;
 use crate::aes::AesGeneric;
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 use crate::x86::token::{VaesAvx10, VaesAvx2};
-use crate::xts_util::gf128_mul_x_ble;
 use cryptoreg_registry::HostFeatures;
 
 const WIDTHS: [&str; 3] = ["avx2", "avx10_256", "avx10_512"];

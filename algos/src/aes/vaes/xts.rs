@@ -19,8 +19,8 @@
 //! request); in place is the same pointer for both.
 
 use super::rounds::{broadcast_keys, encrypt, AesVec};
+use crate::aes::xts_rules::gf128_mul_x_ble;
 use crate::x86::vector::SimdVec;
-use crate::xts_util::gf128_mul_x_ble;
 
 /// Processes `K` whole vectors from `src` into `dst` with the tweak vectors `t`,
 /// interleaving the rounds so `K` independent VAES operations are in flight. Round 0 takes

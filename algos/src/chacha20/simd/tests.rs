@@ -15,7 +15,7 @@ use rand_chacha::ChaCha20Rng;
 
 use super::{ChaCha20Simd, Width, XChaCha20Simd};
 use crate::chacha20::{ChaCha20Generic, XChaCha20Generic};
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 use crate::x86::token::{Avx2, Avx512, Ssse3};
 
 const WIDTHS: [&str; 4] = ["ssse3", "avx2", "avx512vl", "avx512f"];

@@ -1,18 +1,17 @@
 //! `ghash-clmulni` (priority 400): GHASH on PCLMULQDQ (xmm, SSE encoding) with aggregated
-//! reduction: eight blocks multiplied by H^8 .. H^1 and reduced once (see [`xmm`]).
+//! reduction: eight blocks multiplied by H^8 .. H^1 and reduced once (see `ghash::x86::xmm`).
 //!
 //! Arch module: `unsafe` is allowed here. The driver takes a [`Pclmul`] token in its
 //! constructor, which is what makes the calls into the `#[target_feature]` entry sound.
 
 #![allow(unsafe_code)]
 
-pub(crate) mod xmm;
-
 use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 
 use super::{GhashBackend, GhashDriver};
+use crate::ghash::x86::ghash_clmulni;
+use crate::ghash::x86::xmm::HPowers;
 use crate::x86::token::Pclmul;
-use xmm::{Clmul, HPowers};
 
 /// The driver name.
 pub const DRIVER: &str = "ghash-clmulni";
@@ -38,24 +37,6 @@ impl GhashBackend for ClmulniKey {
         // a live slice.
         unsafe { ghash_clmulni(&self.powers, acc, blocks.as_ptr(), blocks.len()) }
     }
-}
-
-/// GHASH over the whole blocks of the `len` bytes at `data` into `acc` (GHASH byte
-/// order); a trailing partial block is ignored (the callers pass whole blocks). Shared by
-/// `ghash-clmulni` and `gcm-aes-aesni` (its AAD), and exported through
-/// [`crate::aes::aesni::raw`] for `cargo xtask emu` / `cargo xtask asm`: plain pointer and
-/// length, no allocation, no panic, no call.
-///
-/// # Safety
-/// `data` is valid for reads of `len` bytes and the CPU has PCLMULQDQ, SSSE3 and SSE2.
-#[inline(never)]
-#[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-pub unsafe fn ghash_clmulni(powers: &HPowers, acc: &mut [u8; 16], data: *const u8, len: usize) {
-    // SAFETY: this function is compiled with the features `Clmul` stands for, and its
-    // contract says the CPU has them; `len` bytes at `data` are readable.
-    let (c, data) = unsafe { (Clmul::new(), core::slice::from_raw_parts(data, len)) };
-    let y = c.update(powers, c.load_block(acc), data);
-    c.store_raw(acc, c.bswap(y));
 }
 
 /// Builds `ghash-clmulni`, or refuses without PCLMULQDQ/SSSE3.

@@ -1,20 +1,18 @@
 //! GHASH on VPCLMULQDQ: `ghash-vpclmulqdq-avx2` (600, ymm) and `ghash-vpclmulqdq-avx512`
-//! (800, zmm, `uses_zmm`), from one generic core ([`core`]) over the shared vector layer,
+//! (800, zmm, `uses_zmm`), from one generic core (`ghash::x86::vpclmul_core`) over the shared vector layer,
 //! 16 blocks per reduction with precomputed powers of H. The stitched `gcm-aes-vaes-*`
 //! drivers build on the same core.
 
 #![allow(unsafe_code)]
-
-pub(crate) mod core;
-pub(crate) mod entry;
 
 #[cfg(test)]
 mod tests;
 
 use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 
-use self::core::{h_times_x_inv, GhashPowers};
 use super::{GhashBackend, GhashDriver};
+use crate::ghash::x86::vpclmul_core::{h_times_x_inv, GhashPowers};
+use crate::ghash::x86::vpclmul_entry as entry;
 use crate::x86::token::{VpclmulAvx2, VpclmulAvx512};
 
 macro_rules! backends {

@@ -74,7 +74,7 @@ fn reference_of(alg: Alg, key: &[u8]) -> Box<dyn AeadImpl> {
     match alg {
         Alg::Rfc7539 => reference(key),
         Alg::XChaCha => {
-            let mut a = crate::xchacha20poly1305::XChaCha20Poly1305Generic::new();
+            let mut a = crate::chacha20poly1305::xchacha20poly1305::XChaCha20Poly1305Generic::new();
             a.set_key(key).unwrap();
             Box::new(a)
         }

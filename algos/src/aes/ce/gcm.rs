@@ -12,7 +12,7 @@
 //! of the run's last 16 bytes, as the kernel's tails (`Gcm::tail_overlapped`); only a
 //! run shorter than 16 bytes goes through a zero-padded stack block.
 //!
-//! Rules shared by every `gcm(aes)` driver ([`crate::gcm_util`]): 12-byte nonce (J0 =
+//! Rules shared by every `gcm(aes)` driver ([`crate::aes::gcm_rules`]): 12-byte nonce (J0 =
 //! nonce || 1), tags of 4, 8, 12..=16 bytes, SP 800-38D limits checked in `start`, keys of
 //! 16/24/32 bytes. `open` decrypts and authenticates in one pass, compares the tag in
 //! constant time and wipes the output if it does not verify. The one-shot calls also run
@@ -23,16 +23,18 @@ use core::arch::aarch64::{
     uint8x16_t, vbslq_u8, vqtbl1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vsetq_lane_u32,
 };
 
-use crate::tag::open_verified;
+use crate::aead::tag::open_verified;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, HostFeatures, InOut, Result};
 use zeroize::Zeroize;
 
-use super::aes::key_schedule::{expand_into, CeRoundKeys};
-use super::aes::rounds::Keys;
-use super::ghash::{ghash_ce, HPowers, Pmull, GROUP};
-use super::neon::{load, load_n, output, read, store, store_n, write, xor};
-use super::token::AesPmull;
-use crate::gcm_util::{check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN};
+use super::key_schedule::{expand_into, CeRoundKeys};
+use super::rounds::Keys;
+use crate::aarch64::neon::{load, load_n, output, read, store, store_n, write, xor};
+use crate::aarch64::token::AesPmull;
+use crate::aes::gcm_rules::{
+    check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
+};
+use crate::ghash::ce::{ghash_ce, HPowers, Pmull, GROUP};
 
 const DRIVER: &str = "gcm-aes-ce";
 
@@ -145,7 +147,7 @@ impl<'a> Gcm<'a> {
                     load(&io.input()[off..]),
                     self.k.encrypt1(self.ctr_block(*ctr)),
                 );
-                super::neon::store_at(&mut io, off, out);
+                crate::aarch64::neon::store_at(&mut io, off, out);
                 *x = c.bswap(out);
                 *ctr = ctr.wrapping_add(1);
                 off += 16;
@@ -222,7 +224,7 @@ impl<'a> Gcm<'a> {
                 let input = load(&io.input()[off..]);
                 *x = c.bswap(input);
                 let out = xor(input, self.k.encrypt1(self.ctr_block(*ctr)));
-                super::neon::store_at(&mut io, off, out);
+                crate::aarch64::neon::store_at(&mut io, off, out);
                 *ctr = ctr.wrapping_add(1);
                 off += 16;
             }
@@ -340,7 +342,7 @@ unsafe fn gcm_one_shot_ce(
     let g = unsafe { Gcm::new(ks, powers, j0) };
     let c = g.c;
     let whole = aad.len() - aad.len() % 16;
-    let mut y = c.update(powers, super::neon::zero(), &aad[..whole]);
+    let mut y = c.update(powers, crate::aarch64::neon::zero(), &aad[..whole]);
     if whole < aad.len() {
         let mut block = [0u8; 16];
         block[..aad.len() - whole].copy_from_slice(&aad[whole..]);
@@ -549,7 +551,7 @@ impl AeadImpl for GcmCe {
         y.zeroize();
     }
 
-    crate::one_shot::one_shot_methods!();
+    crate::aead::one_shot::one_shot_methods!();
 }
 
 /// Builds an unkeyed `gcm-aes-ce`, or refuses without AES/PMULL/Advanced SIMD.

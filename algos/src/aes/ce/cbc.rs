@@ -9,11 +9,11 @@ use core::arch::aarch64::uint8x16_t;
 use crate::templates::common::whole_blocks;
 use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 
-use super::super::neon::{load, load_at, load_n, store, store_at, store_n, xor};
-use super::super::token::AesCe;
 use super::cipher::{iv16, LANES, WIDE};
 use super::key_schedule::{expand_into, CeRoundKeys};
 use super::rounds::Keys;
+use crate::aarch64::neon::{load, load_at, load_n, store, store_at, store_n, xor};
+use crate::aarch64::token::AesCe;
 
 const DRIVER: &str = "cbc-aes-ce";
 

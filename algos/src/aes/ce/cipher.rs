@@ -4,10 +4,10 @@
 
 use cryptoreg_registry::{BlockCipherImpl, ChainState, Error, HostFeatures, InOut, Result};
 
-use super::super::neon::{load_at, load_n, store_at, store_n};
-use super::super::token::AesCe;
 use super::key_schedule::{expand_into, CeRoundKeys};
 use super::rounds::Keys;
+use crate::aarch64::neon::{load_at, load_n, store_at, store_n};
+use crate::aarch64::token::AesCe;
 
 /// Blocks in flight in the wide loops.
 pub(crate) const LANES: usize = 4;

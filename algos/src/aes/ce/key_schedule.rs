@@ -1,7 +1,7 @@
 //! The AES key schedule (FIPS-197 §5.2) on the Crypto Extensions, for `aes-ce`, the
 //! `*-aes-ce` mode drivers and `gcm-aes-ce`.
 //!
-//! As on x86 (`aes/aesni/key_schedule.rs`), one word-by-word loop serves all three key
+//! As on x86 (`aes/x86/key_schedule.rs`), one word-by-word loop serves all three key
 //! sizes and only `SubWord` uses the CPU: the word is broadcast to the four columns, so
 //! that `ShiftRows` inside `AESE` (with an all-zero round key) is the identity and only
 //! `SubBytes` remains. Constant-time: the branches depend on the word index only. The
@@ -15,8 +15,8 @@ use core::arch::aarch64::{
     vreinterpretq_u32_u8, vreinterpretq_u8_u32, vst1q_u8,
 };
 
-use super::super::token::AesCe;
-use crate::xts_util::verify_xts_key;
+use crate::aarch64::token::AesCe;
+use crate::aes::xts_rules::verify_xts_key;
 use cryptoreg_registry::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 

@@ -5,9 +5,9 @@
 use crate::templates::common::whole_blocks;
 use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 
-use super::super::token::AesCe;
 use super::cipher::ecb_crypt;
 use super::key_schedule::{expand_into, CeRoundKeys};
+use crate::aarch64::token::AesCe;
 
 const DRIVER: &str = "ecb-aes-ce";
 

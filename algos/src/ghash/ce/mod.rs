@@ -5,13 +5,15 @@
 //! GHASH as `ghash-ce` at 200 (v4.x .. v5.x); today's kernel keeps PMULL GHASH inside
 //! `gcm-aes-ce` and registers `ghash-neon` at 150 (issue 11 takes 200 for ours).
 //!
-//! Representation (as `ghash/clmulni/xmm.rs`): a block is byte-reversed on load, so the
+//! Representation (as `ghash/x86/xmm.rs`): a block is byte-reversed on load, so the
 //! register holds it as a big-endian 128-bit integer, GHASH's bit-reflected polynomial,
 //! the convention of `ghash-generic`. A product is four PMULLs (schoolbook), kept
 //! unreduced ([`Wide`]) so that a group of four blocks multiplied by H^4 .. H^1 is XORed
 //! first and reduced once: `Y' = (Y ^ X1)·H^4 ^ X2·H^3 ^ X3·H^2 ^ X4·H`. The reduction is
 //! `ghash-generic`'s shift-and-XOR fold, once per group, in general-purpose registers
 //! (constant-time: shifts and XORs only).
+
+#![allow(unsafe_code)]
 
 use core::arch::aarch64::{
     uint8x16_t, vextq_u8, vgetq_lane_u64, vld1q_u8, vmull_p64, vreinterpretq_u64_u8,
@@ -21,8 +23,8 @@ use core::arch::aarch64::{
 use cryptoreg_registry::{HashImpl, HostFeatures, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::neon::{xor, zero};
-use super::token::PmullCe;
+use crate::aarch64::neon::{xor, zero};
+use crate::aarch64::token::PmullCe;
 use crate::ghash::generic::gf128_mul;
 use crate::ghash::{GhashBackend, GhashDriver};
 
@@ -118,7 +120,7 @@ impl Pmull {
     /// Loads 16 bytes in GHASH order as a register-form value.
     #[inline(always)]
     pub(crate) fn load_block(self, b: &[u8]) -> uint8x16_t {
-        self.bswap(super::neon::load(b))
+        self.bswap(crate::aarch64::neon::load(b))
     }
 
     /// Stores a register-form value in GHASH byte order.
@@ -182,7 +184,7 @@ impl Pmull {
         let mut w = self.zero_wide();
         for (i, (&x, p)) in xs[..n].iter().zip(powers.0[..n].iter().rev()).enumerate() {
             let x = if i == 0 { xor(x, y) } else { x };
-            self.mul_acc(&mut w, x, super::neon::load(p));
+            self.mul_acc(&mut w, x, crate::aarch64::neon::load(p));
         }
         self.reduce(w)
     }

@@ -8,9 +8,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 use super::{cbc, cipher, ctr, ecb, xts};
+use crate::aes::xts_rules::gf128_mul_x_ble;
 use crate::aes::AesGeneric;
-use crate::test_vectors;
-use crate::xts_util::gf128_mul_x_ble;
+use crate::testing::vectors as test_vectors;
 
 fn generic(key: &[u8]) -> AesGeneric {
     let mut c = AesGeneric::new();

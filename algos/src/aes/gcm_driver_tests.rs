@@ -5,8 +5,8 @@
 //! every authsize, one-shot and streaming in random pieces, in place and out of place,
 //! tampering). Each driver's test module calls these with its driver (`#[test]` wrappers).
 
+use crate::aes::gcm_rules::{gcm_j0, gcm_len_block};
 use crate::aes::AesGeneric;
-use crate::gcm_util::{gcm_j0, gcm_len_block};
 use crate::ghash::generic::ghash_generic;
 use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, BlockCipherImpl, Error, HashImpl, InOut};
 use cryptoreg_selftest::{AeadVector, VectorSet};
@@ -284,7 +284,7 @@ pub(crate) fn refusals_are_errors(mut d: Box<dyn AeadImpl>) {
     let mut st = AeadState::new();
     let too_long = AeadLens {
         aad: 0,
-        text: crate::gcm_util::GCM_MAX_TEXT as usize + 1,
+        text: crate::aes::gcm_rules::GCM_MAX_TEXT as usize + 1,
         authsize: 16,
     };
     assert!(matches!(

@@ -55,7 +55,7 @@ macro_rules! one_shot_methods {
             tag: &mut [u8],
         ) -> Option<cryptoreg_registry::Result<()>> {
             Some(
-                $crate::one_shot::one_shot_pair(src, dst)
+                $crate::aead::one_shot::one_shot_pair(src, dst)
                     .and_then(|io| self.seal_into(nonce, aad, io, tag)),
             )
         }
@@ -69,7 +69,7 @@ macro_rules! one_shot_methods {
             tag: &[u8],
         ) -> Option<cryptoreg_registry::Result<()>> {
             Some(
-                $crate::one_shot::one_shot_pair(src, dst)
+                $crate::aead::one_shot::one_shot_pair(src, dst)
                     .and_then(|io| self.open_into(nonce, aad, io, tag)),
             )
         }

@@ -12,12 +12,12 @@
 //! The round methods are `#[target_feature(enable = "aes")]` functions (safe to call from
 //! the drivers' `aes` kernels, `unsafe` from anywhere else, so the compiler checks that
 //! every caller is an AES context); a [`Keys`] is made only by its `unsafe` constructors,
-//! inside those kernels, whose callers hold an [`AesCe`](super::super::token::AesCe) token.
+//! inside those kernels, whose callers hold an [`AesCe`](crate::aarch64::token::AesCe) token.
 
 use core::arch::aarch64::{uint8x16_t, vaesdq_u8, vaeseq_u8, vaesimcq_u8, vaesmcq_u8};
 
-use super::super::neon::{load, xor};
 use super::key_schedule::CeRoundKeys;
+use crate::aarch64::neon::{load, xor};
 
 /// A key schedule for one direction, loaded into registers (15 of the 32 vector
 /// registers at most).

@@ -7,7 +7,7 @@
 //! streaming request (`ghash_vpclmulqdq_avx10_256` is the EVEX ymm form of their
 //! avx10_256 width).
 
-use super::core::{compute_powers, ghash_update, GhashPowers};
+use super::vpclmul_core::{compute_powers, ghash_update, GhashPowers};
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
 /// Computes the power table `K_16 .. K_1` from `k1` (`H * x^-1` as reflected lane bytes,

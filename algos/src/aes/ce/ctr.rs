@@ -6,11 +6,11 @@
 use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 use zeroize::Zeroize;
 
-use super::super::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
-use super::super::token::AesCe;
 use super::cipher::{iv16, LANES, WIDE};
 use super::key_schedule::{expand_into, CeRoundKeys};
 use super::rounds::Keys;
+use crate::aarch64::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
+use crate::aarch64::token::AesCe;
 
 const DRIVER: &str = "ctr-aes-ce";
 

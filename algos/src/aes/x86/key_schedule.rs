@@ -13,8 +13,8 @@ use core::arch::x86_64::{
     _mm_set1_epi32, _mm_setzero_si128, _mm_storeu_si128,
 };
 
+use crate::aes::xts_rules::verify_xts_key;
 use crate::x86::token::AesNi;
-use crate::xts_util::verify_xts_key;
 use cryptoreg_registry::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 

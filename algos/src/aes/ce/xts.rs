@@ -2,7 +2,7 @@
 //! `MODE "ce"`): XTS-AES (IEEE 1619-2007, SP 800-38E) with ciphertext stealing for any
 //! length of at least one block, the same request semantics as `xts-aes-aesni`.
 //!
-//! The key is the data key then the tweak key ([`verify_xts_key`](crate::xts_util::verify_xts_key)
+//! The key is the data key then the tweak key ([`verify_xts_key`](crate::aes::xts_rules::verify_xts_key)
 //! refuses equal halves). [`start`](SkcipherImpl::start) encrypts the IV with the tweak
 //! key; the chaining state is the tweak of the next block. Whole blocks run four in
 //! flight; the tail call gets the last full block with the partial one and steals in
@@ -14,12 +14,12 @@ use core::arch::aarch64::uint8x16_t;
 use cryptoreg_registry::{ChainState, HostFeatures, InOut, Result, SkcipherImpl};
 use zeroize::Zeroize;
 
-use super::super::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
-use super::super::token::AesCe;
 use super::cipher::{iv16, LANES, WIDE};
 use super::key_schedule::{expand_xts_into, CeRoundKeys};
 use super::rounds::Keys;
-use crate::xts_util::{gf128_mul_x_ble, xts_tail_len};
+use crate::aarch64::neon::{load, load_at, load_n, read, store, store_at, store_n, write, xor};
+use crate::aarch64::token::AesCe;
+use crate::aes::xts_rules::{gf128_mul_x_ble, xts_tail_len};
 
 const DRIVER: &str = "xts-aes-ce";
 

@@ -1,10 +1,10 @@
 //! `gcm-aes-ce`: the tests every architecture's `gcm(aes)` driver runs
-//! (`crate::gcm_driver_tests`: the GCM specification's cases, the differential test
+//! (`crate::aes::gcm_driver_tests`: the GCM specification's cases, the differential test
 //! against a plain reference, tampering, refusals, the out-of-place one-shot calls), and
 //! its own overlapping-tail test.
 
 use super::*;
-use crate::gcm_driver_tests::{self as shared, reference};
+use crate::aes::gcm_driver_tests::{self as shared, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 

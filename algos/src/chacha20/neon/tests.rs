@@ -10,7 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use super::{ChaCha20Neon as ChaCha20Simd, XChaCha20Neon as XChaCha20Simd};
 use crate::aarch64::token::Neon;
 use crate::chacha20::{ChaCha20Generic, XChaCha20Generic};
-use crate::test_vectors;
+use crate::testing::vectors as test_vectors;
 
 /// The one width on arm64.
 type Width = Neon;
@@ -42,4 +42,4 @@ fn token_features(_name: &str) -> &'static [Feature] {
     Neon::FEATURES
 }
 
-include!("../chacha20/simd_driver_tests.rs");
+include!("../simd_driver_tests.rs");

@@ -21,6 +21,8 @@
 //! block 2^32 of its nonce refused before any byte is written; `xchacha20-neon` derives
 //! the HChaCha20 subkey (scalar) per request, then runs this kernel.
 
+#![allow(unsafe_code)]
+
 use core::arch::aarch64::{
     uint32x4_t, vaddq_u32, vdupq_n_u32, veorq_u32, veorq_u8, vld1q_u32, vld1q_u8,
     vreinterpretq_u16_u32, vreinterpretq_u32_u16, vreinterpretq_u32_u64, vreinterpretq_u64_u32,
@@ -33,8 +35,8 @@ use cryptoreg_registry::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
-use super::neon::output;
-use super::token::Neon;
+use crate::aarch64::neon::output;
+use crate::aarch64::token::Neon;
 use crate::chacha20::{
     blocks_for, check_chacha_request, check_counter_room, hchacha20, init_state, iv_counter,
     xchacha_hchacha_nonce, xchacha_inner_iv, xchacha_iv, CHACHA_BLOCK_SIZE, CHACHA_IV_SIZE,
@@ -447,5 +449,4 @@ pub(crate) fn new_xchacha20_neon(host: &HostFeatures) -> Result<Box<dyn Skcipher
 }
 
 #[cfg(test)]
-#[path = "chacha_tests.rs"]
 mod tests;
