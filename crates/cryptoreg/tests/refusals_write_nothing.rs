@@ -253,3 +253,51 @@ fn only_a_failed_tag_check_wipes_the_output() {
         }
     }
 }
+
+/// The length limits at their boundary, on every GCM and ChaCha20-Poly1305 driver and
+/// instance, through the check the handle makes before it writes
+/// (`AeadImpl::check_request`): the longest request passes, one byte more is
+/// `InvalidLength`. Lengths only: no buffer of that size exists (a test that reproduced
+/// the old `open_to` bug with real or sparse buffers would zero-fill 64 GiB).
+#[test]
+fn the_length_limits_are_checked_before_anything_is_written() {
+    use cryptoreg::driver::{AeadLens, Factory};
+    // SP 800-38D: 2^32 - 2 blocks of text; RFC 8439: blocks 1 ..= 2^32 - 1 of 64 bytes.
+    const GCM_MAX: usize = ((1 << 32) - 2) * 16;
+    const CHACHA_MAX: usize = ((1 << 32) - 1) * 64;
+    let reg = common::boot("", None);
+    let mut checked = 0;
+    for driver in aead_drivers(&reg) {
+        let h = keyed(&reg, &driver);
+        let info = reg.resolve(&driver).unwrap();
+        let max = match info.name() {
+            n if n.contains("gcm(aes)") => GCM_MAX,
+            n if n.contains("chacha20") => CHACHA_MAX,
+            _ => continue,
+        };
+        let Factory::Aead(make) = info.factory() else {
+            panic!("{driver}: not an AEAD factory");
+        };
+        let mut imp = make(&reg.host_token()).unwrap();
+        imp.set_key(&common::bytes(7, info.sizes().max_key))
+            .unwrap();
+        let nonce = common::bytes(1, info.iv_size());
+        let lens = |text| AeadLens {
+            aad: good_aad_len(&h),
+            text,
+            authsize: info.out_size(),
+        };
+        assert_eq!(
+            imp.check_request(&nonce, lens(max)),
+            Ok(()),
+            "{driver}: the longest request"
+        );
+        let r = imp.check_request(&nonce, lens(max + 1));
+        assert!(
+            matches!(r, Err(Error::InvalidLength { .. })),
+            "{driver}: one byte past the limit: {r:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 6, "only {checked} drivers checked");
+}
