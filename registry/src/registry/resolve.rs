@@ -120,13 +120,20 @@ impl Registry {
             }
             let key = inst.driver().to_string();
             let known = inner.instance_results.get(&key).cloned();
-            inner.entries.entry(key.clone()).or_insert_with(|| {
+            if !inner.entries.contains_key(&key) {
                 let mut e = Entry::new(inst);
                 if let Some((state, outcome, elapsed)) = known {
                     (e.state, e.outcome, e.elapsed) = (state, outcome, elapsed);
                 }
-                e
-            });
+                // The counters of an earlier build of this instance (same children, same
+                // code) continue; handles to that build still count into them.
+                let (_, stats) = inner
+                    .instance_stats
+                    .entry(key.clone())
+                    .or_insert_with(|| (e.info.name().to_string(), Arc::default()));
+                e.stats = Arc::clone(stats);
+                inner.entries.insert(key.clone(), e);
+            }
             return Some(Ok(key));
         }
     }
