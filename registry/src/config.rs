@@ -14,7 +14,7 @@
 //! (`xts(ecb(aes-generic))`) must name a registered template over known drivers or
 //! algorithms, so a typo in `[disable]` fails the boot instead of failing open.
 
-mod names_check;
+pub(crate) mod names_check;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -21,6 +21,17 @@ pub enum Error {
     /// No driver, and no template instance, answers to this name.
     #[error("no algorithm or driver named {0:?}")]
     NotFound(String),
+    /// A name given to a priority or disable (admin API or configuration) that names no
+    /// driver: not a registered driver, and not the driver name of a template instance
+    /// that could be built over registered drivers (see the README's configuration
+    /// rules). Refused before anything is stored.
+    #[error("{name:?} names no driver: {reason}")]
+    NotADriver {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it (an unknown leaf, a wrong arity, an algorithm name).
+        reason: String,
+    },
     /// Drivers exist for the name but every one of them failed its self-test: this is never
     /// a silent fallback to something else.
     #[error("every driver for {name:?} failed its self-test; {driver}: {report}")]

@@ -96,7 +96,7 @@ fn runtime_priority_moves_new_handles_and_keeps_old_ones() {
     assert_eq!(reg.resolve("toy").unwrap().driver(), "toy-aesni");
     assert!(matches!(
         reg.set_priority("no-such", 5),
-        Err(Error::NotFound(_))
+        Err(Error::NotADriver { .. })
     ));
 }
 

@@ -142,6 +142,15 @@ fn template_shaped_configuration_names_must_exist() {
         ),
         ("[priority]\n\"wrap( toy)\" = 5\n", "' '", 2),
         ("[disable]\ndrivers = [\"wrap(toy\"]\n", "wrap(toy", 2),
+        // Priorities and disables name drivers: an algorithm leaf names none.
+        ("[priority]\n\"wrap(toy)\" = 5\n", "explain", 2),
+        ("[priority]\n\"toy\" = 5\n", "explain", 2),
+        // Child types are checked: wrap takes a cipher, and wrap(...) is an skcipher.
+        (
+            "[priority]\n\"wrap(wrap(toy-generic))\" = 5\n",
+            "takes a cipher",
+            2,
+        ),
     ] {
         match boot_config(text, "svc.toml") {
             Err(Error::Config(m)) => {
@@ -155,8 +164,7 @@ fn template_shaped_configuration_names_must_exist() {
     }
     for text in [
         "[priority]\n\"wrap(toy-generic)\" = 5\n",
-        "[priority]\n\"wrap(wrap(toy-generic))\" = 5\n",
-        "[priority]\n\"wrap(toy)\" = 5\n[disable]\ndrivers = [\"wrap(toy-aesni)\"]\n",
+        "[priority]\n\"toy-generic\" = 5\n[disable]\ndrivers = [\"wrap(toy-aesni)\"]\n",
     ] {
         if let Err(e) = boot_config(text, "svc.toml") {
             panic!("{text:?} refused: {e}");

@@ -55,6 +55,7 @@ impl From<cryptoreg::Error> for CliError {
             // `Error::Config`'s own text starts with "configuration: ".
             E::Config(m) => CliError::Config(m),
             E::NotFound(_)
+            | E::NotADriver { .. }
             | E::InvalidName { .. }
             | E::WrongType { .. }
             | E::InvalidKeyLength { .. }

@@ -195,7 +195,10 @@ fn admin_changes_reach_instances_built_or_not() {
     let ex = reg.explain("ctr(aes)");
     assert_eq!(ex.candidates[0].priority, 7, "{:?}", ex.candidates);
     // Unknown templates stay unknown.
-    assert!(matches!(reg.disable("nope(aes)"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        reg.disable("nope(aes)"),
+        Err(Error::NotADriver { .. })
+    ));
 }
 
 /// A failed driver asked for by name says that driver failed; a template call over

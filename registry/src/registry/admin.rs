@@ -21,10 +21,26 @@ use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
-use crate::names::parse_template_call;
+use std::collections::BTreeMap;
 
-use super::{Inner, Registry, TestState};
+use crate::alg::{DriverInfo, Template};
+use crate::config::names_check::Known;
+use crate::error::Result;
+
+use super::{Entry, Inner, Registry, TestState};
+
+/// The names configuration and admin accept, looked up in `entries` (see
+/// [`Known::check`]).
+pub(super) fn known<'a>(
+    entries: &'a BTreeMap<String, Entry>,
+    templates: &'a [&'a Template],
+) -> Known<'a, impl Fn(&str) -> Option<Arc<DriverInfo>> + 'a, impl Fn(&str) -> bool + 'a> {
+    Known {
+        driver: move |n: &str| entries.get(n).map(|e| Arc::clone(&e.info)),
+        is_algorithm: move |n: &str| entries.values().any(|e| e.info.name() == n),
+        templates,
+    }
+}
 
 impl Registry {
     /// Drops cached resolutions and every template instance built, directly or through
@@ -67,16 +83,6 @@ impl Registry {
         }
     }
 
-    /// Whether `driver` names something an operator may configure: a registered driver,
-    /// or a template instance (`xts(ecb-aes-aesni)`) of a known template, built or not —
-    /// a disable must hold for an instance that does not exist yet, and an enable must
-    /// reach one that an invalidation dropped.
-    fn configurable(&self, inner: &Inner, driver: &str) -> bool {
-        inner.entries.contains_key(driver)
-            || parse_template_call(driver)
-                .is_some_and(|(tmpl, _)| self.templates.iter().any(|t| t.name == tmpl))
-    }
-
     /// Runs one admin change on a configurable driver and reports what it did.
     pub(super) fn with_known_driver(
         &self,
@@ -85,9 +91,11 @@ impl Registry {
         f: impl FnOnce(&mut Inner),
     ) -> Result<Change> {
         let mut inner = self.inner.lock();
-        if !self.configurable(&inner, driver) {
-            return Err(Error::NotFound(driver.to_string()));
-        }
+        // A registered driver, or a template instance (`xts(ecb-aes-aesni)`) that could be
+        // built, built or not — a disable must hold for an instance that does not exist
+        // yet, and an enable must reach one that an invalidation dropped. Anything else
+        // is refused before anything is stored or invalidated.
+        known(&inner.entries, &self.templates).check(driver)?;
         let info = inner.entries.get(driver).map(|e| Arc::clone(&e.info));
         let effect = |inner: &Inner| {
             (

@@ -68,16 +68,8 @@ impl Registry {
         let mut templates: Vec<&'static Template> =
             inventory::iter::<Template>.into_iter().collect();
         templates.sort_by_key(|t| t.name);
-        let algorithms: std::collections::BTreeSet<String> = inner
-            .entries
-            .values()
-            .map(|e| e.info.name().to_string())
-            .collect();
-        opts.config.check_driver_names(
-            |n| inner.entries.contains_key(n),
-            |n| inner.entries.contains_key(n) || algorithms.contains(n),
-            &templates,
-        )?;
+        opts.config
+            .check_driver_names(&super::admin::known(&inner.entries, &templates))?;
 
         inner.config_priority = opts.config.priority.clone();
         inner.config_disabled = opts.config.disable.drivers.iter().cloned().collect();

@@ -108,6 +108,13 @@ struct Inner {
     /// would drop every instance before its test ended, and resolutions over templates
     /// would starve.
     instance_results: HashMap<String, (TestState, TestOutcome, Duration)>,
+    /// Counters of template instances by driver name (with the algorithm name), kept
+    /// across the invalidations that drop the instances, as `instance_results` keeps
+    /// their self-test results: a rebuilt instance takes the same [`DriverStats`] back,
+    /// so its counts continue those of its live and dropped handles, and `stats` shows an
+    /// instance not rebuilt as `retired` while handles to it live. Bounded as
+    /// `instance_results` is, by the instances that were ever built.
+    instance_stats: HashMap<String, (String, Arc<DriverStats>)>,
 }
 
 /// Why an entry can or cannot serve a request right now.

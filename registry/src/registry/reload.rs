@@ -55,16 +55,7 @@ impl Registry {
     pub fn apply_config(&self, new: &Config) -> Result<Vec<Change>> {
         let new = crate::aliases::normalize_config(new);
         let mut inner = self.inner.lock();
-        {
-            let entries = &inner.entries;
-            let algorithms: std::collections::BTreeSet<&str> =
-                entries.values().map(|e| e.info.name()).collect();
-            new.check_driver_names(
-                |n| entries.contains_key(n),
-                |n| entries.contains_key(n) || algorithms.contains(n),
-                &self.templates,
-            )?;
-        }
+        new.check_driver_names(&super::admin::known(&inner.entries, &self.templates))?;
         let mut changes = Vec::new();
         let show = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
         // Restart-only settings: reported, never applied.

@@ -59,8 +59,8 @@ pub struct DriverStatsReport {
     pub driver: String,
     /// Algorithm name.
     pub name: String,
-    /// Handles allocated since boot (since the instance was built, for a template
-    /// instance: an invalidation that drops it starts its counts afresh).
+    /// Handles allocated since boot (for a template instance, over every build of it:
+    /// the counts survive the invalidations that drop and rebuild it).
     pub allocations: u64,
     /// Live handles.
     pub refcnt: usize,
@@ -68,7 +68,8 @@ pub struct DriverStatsReport {
     pub requests: u64,
     /// Bytes processed (text and AAD for AEADs, data for hashes).
     pub bytes: u64,
-    /// Self-test state, as in [`ListEntry::state`].
+    /// Self-test state, as in [`ListEntry::state`], or `retired` for a template instance
+    /// an invalidation dropped and nothing rebuilt, while handles to it live.
     pub state: String,
     /// Self-test wall time in milliseconds.
     pub selftest_ms: f64,
@@ -251,9 +252,34 @@ impl Registry {
     /// only that handle writes, and summed here (no shared atomic on the request path);
     /// counts are exact for a handle used by one thread at a time and may miss racing
     /// increments on a handle shared by threads at once.
+    ///
+    /// A template instance keeps its counters by driver name across the invalidations
+    /// that drop it: a rebuilt instance continues them, and one not rebuilt is listed
+    /// with state `retired` while handles to it live.
     pub fn stats(&self) -> Vec<DriverStatsReport> {
         let inner = self.inner.lock();
-        inner
+        let retired: Vec<DriverStatsReport> = inner
+            .instance_stats
+            .iter()
+            .filter(|(driver, _)| !inner.entries.contains_key(driver.as_str()))
+            .filter_map(|(driver, (name, stats))| {
+                let c = stats.read();
+                (c.live > 0).then(|| DriverStatsReport {
+                    driver: driver.clone(),
+                    name: name.clone(),
+                    allocations: c.allocations,
+                    refcnt: c.live,
+                    requests: c.requests,
+                    bytes: c.bytes,
+                    state: "retired".to_string(),
+                    selftest_ms: inner
+                        .instance_results
+                        .get(driver)
+                        .map_or(0.0, |r| r.2.as_secs_f64() * 1e3),
+                })
+            })
+            .collect();
+        let mut out: Vec<DriverStatsReport> = inner
             .entries
             .values()
             .map(|e| {
@@ -269,7 +295,10 @@ impl Registry {
                     selftest_ms: e.elapsed.as_secs_f64() * 1e3,
                 }
             })
-            .collect()
+            .collect();
+        out.extend(retired);
+        out.sort_by(|a, b| a.driver.cmp(&b.driver));
+        out
     }
 
     /// Every entry, sorted by algorithm name, then priority (highest first), then driver.

@@ -22,6 +22,9 @@ use super::{Eligibility, Entry, Inner, Registry};
 /// Most names the resolution cache keeps before it starts afresh.
 const MAX_CACHED_NAMES: usize = 1024;
 
+/// How often one resolution starts again because a concurrent change raced its refusal.
+const MAX_CHURN_RETRIES: usize = 64;
+
 /// What a resolution hands back: the entry's description, its counters and the
 /// generation the choice was made under.
 pub(super) struct Chosen {
@@ -120,13 +123,20 @@ impl Registry {
             }
             let key = inst.driver().to_string();
             let known = inner.instance_results.get(&key).cloned();
-            inner.entries.entry(key.clone()).or_insert_with(|| {
+            if !inner.entries.contains_key(&key) {
                 let mut e = Entry::new(inst);
                 if let Some((state, outcome, elapsed)) = known {
                     (e.state, e.outcome, e.elapsed) = (state, outcome, elapsed);
                 }
-                e
-            });
+                // The counters of an earlier build of this instance (same children, same
+                // code) continue; handles to that build still count into them.
+                let (_, stats) = inner
+                    .instance_stats
+                    .entry(key.clone())
+                    .or_insert_with(|| (e.info.name().to_string(), Arc::default()));
+                e.stats = Arc::clone(stats);
+                inner.entries.insert(key.clone(), e);
+            }
             return Some(Ok(key));
         }
     }
@@ -149,8 +159,9 @@ impl Registry {
         if depth > 16 {
             return Err(Error::NotFound(name.to_string()));
         }
+        let mut retries = 0usize;
         loop {
-            {
+            let seen = {
                 let mut inner = self.inner.lock();
                 if let Some(c) = self.cached(&mut inner, name) {
                     return Ok(c);
@@ -171,7 +182,8 @@ impl Registry {
                         }
                     }
                 }
-            }
+                inner.generation
+            };
             let instance = self.template_instance(name, depth);
             let mut inner = self.inner.lock();
             let mut candidates: Vec<(u32, &Entry)> = inner
@@ -238,6 +250,15 @@ impl Registry {
                     continue;
                 }
                 None => {}
+            }
+            // A change since this round began may have dropped the instance that serves
+            // the name now and left only one it disabled (the instance built here over
+            // the children that were best before it): the refusal describes no state the
+            // table was in as a whole, so look again. Bounded, so a steady stream of
+            // changes cannot hold a caller whose name is really refused.
+            if inner.generation != seen && retries < MAX_CHURN_RETRIES {
+                retries += 1;
+                continue;
             }
             if let Some(Error::DriverFailed { driver, report }) = failed {
                 return Err(Error::SelfTestFailed {
