@@ -94,10 +94,13 @@ extern "C" fn prepare() {
             continue;
         };
         let table = inner.lock();
+        // The entries' counters, and those kept for template instances an invalidation
+        // dropped (live handles to a retired instance still count into them).
         let mut stats: Vec<Arc<DriverStats>> = table
             .entries
             .values()
             .map(|e| Arc::clone(&e.stats))
+            .chain(table.instance_stats.values().map(|(_, s)| Arc::clone(s)))
             .collect();
         // The same counters twice would be locked twice by this thread.
         stats.sort_by_key(|s| Arc::as_ptr(s) as usize);
