@@ -22,8 +22,12 @@ use super::{Eligibility, Entry, Inner, Registry};
 /// Most names the resolution cache keeps before it starts afresh.
 const MAX_CACHED_NAMES: usize = 1024;
 
-/// How often one resolution starts again because a concurrent change raced its refusal.
-const MAX_CHURN_RETRIES: usize = 64;
+/// How long one resolution keeps starting again because concurrent changes raced its
+/// refusal. A count was not enough: under emulation (arm64 tests under QEMU) an operator
+/// loop changing priorities as fast as it can moved the generation during 64 attempts in a
+/// row. A time bound still frees a caller whose name is really refused while an endless
+/// stream of changes runs.
+const MAX_CHURN_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What a resolution hands back: the entry's description, its counters and the
 /// generation the choice was made under.
@@ -159,7 +163,7 @@ impl Registry {
         if depth > 16 {
             return Err(Error::NotFound(name.to_string()));
         }
-        let mut retries = 0usize;
+        let mut churn_since: Option<std::time::Instant> = None;
         loop {
             let seen = {
                 let mut inner = self.inner.lock();
@@ -256,8 +260,12 @@ impl Registry {
             // the children that were best before it): the refusal describes no state the
             // table was in as a whole, so look again. Bounded, so a steady stream of
             // changes cannot hold a caller whose name is really refused.
-            if inner.generation != seen && retries < MAX_CHURN_RETRIES {
-                retries += 1;
+            if inner.generation != seen
+                && churn_since
+                    .get_or_insert_with(std::time::Instant::now)
+                    .elapsed()
+                    < MAX_CHURN_WAIT
+            {
                 continue;
             }
             if let Some(Error::DriverFailed { driver, report }) = failed {
