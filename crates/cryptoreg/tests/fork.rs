@@ -274,6 +274,15 @@ fn under_load() {
 
 fn main() {
     single_threaded();
+    // Not on aarch64, where this project runs its tests only under qemu-aarch64 user mode:
+    // there 16 of 2,000 children hung or failed (93 s), and a multi-threaded guest's fork
+    // under QEMU user mode is not known to be safe by itself, so the run could not tell
+    // this code's bugs from the emulator's. Said as skipped, not passed; to be run on
+    // arm64 hardware.
+    if cfg!(target_arch = "aarch64") {
+        println!("fork: under_load skipped on aarch64 (qemu-user); 1 passed, 0 failed, 1 skipped");
+        return;
+    }
     under_load();
     println!("fork: 2 passed, 0 failed");
 }
