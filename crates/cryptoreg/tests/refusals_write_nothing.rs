@@ -37,8 +37,10 @@ fn aead_drivers(reg: &Registry) -> Vec<String> {
         .filter(|e| e.alg_type == "aead" && e.state == "passed")
         .map(|e| e.driver)
         .collect();
+    // The instances, a concrete gcm(aes) and xchacha20poly1305 at least (arm64 has no
+    // concrete ChaCha20-Poly1305 driver; x86-64 has many more).
     assert!(
-        drivers.len() >= INSTANCES.len() + 3,
+        drivers.len() >= INSTANCES.len() + 2,
         "too few AEAD drivers: {drivers:?}"
     );
     drivers
