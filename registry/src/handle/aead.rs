@@ -226,8 +226,9 @@ impl Aead {
     }
 
     /// Opens from `src` pieces into `dst` pieces; when the tag does not match every piece
-    /// of `dst` is wiped (`src` is left as it was), and a refused request writes nothing. Single pieces take the driver's out-of-place
-    /// one-shot call, or the copy and the in-place one, as in [`seal_to`](Self::seal_to).
+    /// of `dst` is wiped (`src` is left as it was), and a refused request writes nothing.
+    /// Single pieces take the driver's out-of-place one-shot call, or the copy and the
+    /// in-place one, as in [`seal_to`](Self::seal_to).
     pub fn open_to(
         &self,
         nonce: &[u8],
