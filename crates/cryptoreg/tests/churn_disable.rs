@@ -9,6 +9,11 @@
 //! catches the old code only in some runs (one in four here); the fix (a refusal made
 //! under a generation that moved during the resolution is looked at again) is what the
 //! test keeps honest. Bounded: a fixed wall-clock budget per name.
+//!
+//! The second race this found (a round raced by a change cached its answer, and that
+//! stale answer served the whole next generation) is reproduced every time, without
+//! threads, by the last test: it makes the change at exactly the instant that race needs
+//! through the resolver's test hook.
 
 mod common;
 
@@ -84,12 +89,59 @@ fn rfc7539esp_never_disabled_by_churn() {
 }
 
 #[test]
-#[cfg_attr(
-    target_arch = "aarch64",
-    ignore = "known failure, not fixed: under qemu-aarch64 about 15 in 8,500 allocations still \
-              answer Disabled(\"rfc4106(gcm-aes-ce)\") without a concurrent generation change \
-              the retry sees; run with --ignored to reproduce"
-)]
 fn rfc4106_never_disabled_by_churn() {
     churn("rfc4106(gcm(aes))", "ghash-generic");
+}
+
+/// A change made while `gcm(aes)` is being resolved for `rfc4106(gcm(aes))` — after
+/// the round built its template instance, before it looked at the candidates — must not
+/// leave that round's answer cached. Here the change makes the instance over
+/// `ghash-generic` the best `gcm(aes)` and disables the `rfc4106` instance over the
+/// concrete driver the round is about to choose. Before the fix the round cached the
+/// concrete driver for `gcm(aes)` under the new generation, every later resolution built
+/// the disabled `rfc4106` instance over it again, and the allocation (and each one after
+/// it until the next change) failed with `Disabled`.
+#[test]
+fn a_change_during_a_resolution_is_not_cached() {
+    let reg = Arc::new(common::boot(&common::kat_config(""), None));
+    reg.set_priority("ghash-generic", 1).unwrap();
+    let name = "rfc4106(gcm(aes))";
+    let other = reg.resolve(name).unwrap().driver().to_string();
+    let concrete = reg.resolve("gcm(aes)").unwrap().driver().to_string();
+    assert!(
+        !other.contains("ghash-generic") && !concrete.contains("ghash-generic"),
+        "{other} / {concrete}: with ghash-generic at 1 no best driver uses it"
+    );
+    let armed = Arc::new(AtomicBool::new(true));
+    let fired = Arc::new(AtomicUsize::new(0));
+    {
+        let (weak, armed, fired, other) =
+            (Arc::downgrade(&reg), Arc::clone(&armed), Arc::clone(&fired), other.clone());
+        reg.set_resolution_hook_for_test(move |resolving| {
+            if resolving == "gcm(aes)" && armed.swap(false, Ordering::SeqCst) {
+                let reg = weak.upgrade().unwrap();
+                reg.set_priority("ghash-generic", 5000).unwrap();
+                reg.disable(&other).unwrap();
+                fired.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+    }
+    // The change above dropped every cached answer; this resolution is the raced one.
+    reg.set_priority("ghash-generic", 2).unwrap();
+    let got = reg.alloc_aead(name);
+    assert_eq!(fired.load(Ordering::SeqCst), 1, "the hook ran once, inside the resolution");
+    let handle = got.unwrap_or_else(|e| panic!("{name} after a raced change: {e:?}"));
+    let ctr = reg.resolve("ctr(aes)").unwrap().driver().to_string();
+    assert_eq!(
+        handle.driver_name(),
+        format!("rfc4106(gcm_base({ctr},ghash-generic))"),
+        "the raced allocation gets the instance the new state asks for"
+    );
+    // And the next resolutions of the new generation follow it too (nothing stale cached).
+    let best_gcm = reg.resolve("gcm(aes)").unwrap().driver().to_string();
+    assert!(best_gcm.contains("ghash-generic"), "gcm(aes) resolves to {best_gcm}");
+    for _ in 0..3 {
+        let h = reg.alloc_aead(name).unwrap();
+        assert!(h.driver_name().contains("ghash-generic"), "{}", h.driver_name());
+    }
 }

@@ -87,6 +87,7 @@ impl Registry {
             tested: Arc::new(Condvar::new()),
             boot_elapsed: Duration::ZERO,
             published_generation: Default::default(),
+            resolution_hook: std::sync::OnceLock::new(),
         };
         #[cfg(unix)]
         super::fork::track(&reg.inner, &reg.tested);

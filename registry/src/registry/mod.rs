@@ -144,7 +144,13 @@ pub struct Registry {
     /// `Inner::generation`, published for lock-free reads by [`Registry::generation`]
     /// and by handles' `is_current` (shared with every handle the registry hands out).
     published_generation: Arc<AtomicU64>,
+    /// A test's hook into the resolver's one race window (see
+    /// [`Registry::set_resolution_hook_for_test`]); empty in every service.
+    resolution_hook: std::sync::OnceLock<ResolutionHook>,
 }
+
+/// What [`Registry::set_resolution_hook_for_test`] installs.
+type ResolutionHook = Box<dyn Fn(&str) + Send + Sync>;
 
 impl Registry {
     fn disabled(&self, inner: &Inner, driver: &str) -> bool {

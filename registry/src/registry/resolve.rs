@@ -189,6 +189,9 @@ impl Registry {
                 inner.generation
             };
             let instance = self.template_instance(name, depth);
+            if let Some(hook) = self.resolution_hook.get() {
+                hook(name);
+            }
             let mut inner = self.inner.lock();
             let mut candidates: Vec<(u32, &Entry)> = inner
                 .entries
@@ -217,14 +220,22 @@ impl Registry {
                 match self.eligibility(&inner, e) {
                     Eligibility::Usable => {
                         let chosen = Chosen::of(e, inner.generation);
-                        let key = e.info.driver().to_string();
-                        // Bounded: distinct valid spellings are few, but a cache a caller
-                        // could grow without end is a leak (each invalidation empties it
-                        // anyway).
-                        if inner.cache.len() >= MAX_CACHED_NAMES {
-                            inner.cache.clear();
+                        // Remembered only when no change ran during this round: after one,
+                        // the candidates lack the instance the new state asks for (the
+                        // one over the children that are best now, not built yet), so
+                        // this answer is usable but may not be the best, and a cached
+                        // answer would outlive the round and serve the whole new
+                        // generation. The caller raced the change and may have it.
+                        if inner.generation == seen {
+                            let key = e.info.driver().to_string();
+                            // Bounded: distinct valid spellings are few, but a cache a
+                            // caller could grow without end is a leak (each invalidation
+                            // empties it anyway).
+                            if inner.cache.len() >= MAX_CACHED_NAMES {
+                                inner.cache.clear();
+                            }
+                            inner.cache.insert(name.to_string(), key);
                         }
-                        inner.cache.insert(name.to_string(), key);
                         return Ok(chosen);
                     }
                     Eligibility::NeedsTest => {
@@ -281,6 +292,16 @@ impl Registry {
                 _ => Error::NotFound(name.to_string()),
             });
         }
+    }
+
+    /// Installs a function every resolution calls in its one race window: after the
+    /// template instance for the name is built and before the candidates are looked at
+    /// under the lock. A test makes admin changes there (no lock is held) to reproduce a
+    /// concurrent change at exactly that instant, which a stress test hits only by
+    /// chance. Once per registry (later calls are ignored); not for services.
+    #[doc(hidden)]
+    pub fn set_resolution_hook_for_test(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        let _ = self.resolution_hook.set(Box::new(hook));
     }
 
     /// The driver a name resolves to now.
