@@ -115,8 +115,12 @@ fn a_change_during_a_resolution_is_not_cached() {
     let armed = Arc::new(AtomicBool::new(true));
     let fired = Arc::new(AtomicUsize::new(0));
     {
-        let (weak, armed, fired, other) =
-            (Arc::downgrade(&reg), Arc::clone(&armed), Arc::clone(&fired), other.clone());
+        let (weak, armed, fired, other) = (
+            Arc::downgrade(&reg),
+            Arc::clone(&armed),
+            Arc::clone(&fired),
+            other.clone(),
+        );
         reg.set_resolution_hook_for_test(move |resolving| {
             if resolving == "gcm(aes)" && armed.swap(false, Ordering::SeqCst) {
                 let reg = weak.upgrade().unwrap();
@@ -129,7 +133,11 @@ fn a_change_during_a_resolution_is_not_cached() {
     // The change above dropped every cached answer; this resolution is the raced one.
     reg.set_priority("ghash-generic", 2).unwrap();
     let got = reg.alloc_aead(name);
-    assert_eq!(fired.load(Ordering::SeqCst), 1, "the hook ran once, inside the resolution");
+    assert_eq!(
+        fired.load(Ordering::SeqCst),
+        1,
+        "the hook ran once, inside the resolution"
+    );
     let handle = got.unwrap_or_else(|e| panic!("{name} after a raced change: {e:?}"));
     let ctr = reg.resolve("ctr(aes)").unwrap().driver().to_string();
     assert_eq!(
@@ -139,9 +147,16 @@ fn a_change_during_a_resolution_is_not_cached() {
     );
     // And the next resolutions of the new generation follow it too (nothing stale cached).
     let best_gcm = reg.resolve("gcm(aes)").unwrap().driver().to_string();
-    assert!(best_gcm.contains("ghash-generic"), "gcm(aes) resolves to {best_gcm}");
+    assert!(
+        best_gcm.contains("ghash-generic"),
+        "gcm(aes) resolves to {best_gcm}"
+    );
     for _ in 0..3 {
         let h = reg.alloc_aead(name).unwrap();
-        assert!(h.driver_name().contains("ghash-generic"), "{}", h.driver_name());
+        assert!(
+            h.driver_name().contains("ghash-generic"),
+            "{}",
+            h.driver_name()
+        );
     }
 }
