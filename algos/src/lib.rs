@@ -12,10 +12,10 @@
 //! each block with a `// SAFETY:` comment: on x86-64 `x86/`, `aes/x86/`, `aes/aesni/`,
 //! `aes/vaes/`, `clmul/pclmul.rs`, `ghash/x86/`, `ghash/clmulni/`, `ghash/vpclmulqdq/`,
 //! `chacha20/simd/`, `poly1305/simd/`, `chacha20poly1305/simd/`; on arm64 `aarch64/`,
-//! `aes/ce/`, `ghash/ce/`, `chacha20/neon/`. `x86/` and `aarch64/` hold only what every
-//! driver of the architecture shares (CPU tokens, vector types, NEON helpers); what two
-//! backends of a family share is the family's ISA module (`aes/x86/`, `ghash/x86/`), so
-//! no backend imports a sibling backend.
+//! `aes/ce/`, `ghash/aarch64/`, `ghash/ce/`, `chacha20/neon/`. `x86/` and `aarch64/` hold
+//! only what every driver of the architecture shares (CPU tokens, vector types, NEON
+//! helpers); what two backends of a family share is the family's ISA module (`aes/x86/`,
+//! `ghash/x86/`, `ghash/aarch64/`), so no backend imports a sibling backend.
 //!
 //! ## Architecture-specific records: compiled everywhere, built only at home
 //!

@@ -26,6 +26,8 @@ pub mod xts_rules;
 pub use generic::AesGeneric;
 
 #[cfg(all(test, target_arch = "x86_64"))]
+mod cross_backend_tests;
+#[cfg(all(test, target_arch = "x86_64"))]
 mod out_of_place_tests;
 #[cfg(test)]
 mod tests;

@@ -18,8 +18,11 @@
 //!
 //! Drivers: [`generic`] (`ghash-generic`, 100, portable constant-time) and, on x86-64,
 //! `clmulni` (`ghash-clmulni`, 400, PCLMULQDQ), `vpclmulqdq` (`ghash-vpclmulqdq-avx2`,
-//! 600, ymm; `ghash-vpclmulqdq-avx512`, 800, zmm, `uses_zmm`).
+//! 600, ymm; `ghash-vpclmulqdq-avx512`, 800, zmm, `uses_zmm`), over the cores in `x86`;
+//! on arm64, `ce` (`ghash-ce`, 200, PMULL), over the core in `aarch64`.
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod ce;
 #[cfg(target_arch = "x86_64")]

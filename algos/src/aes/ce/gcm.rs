@@ -34,7 +34,8 @@ use crate::aarch64::token::AesPmull;
 use crate::aes::gcm_rules::{
     check_gcm_authsize, check_gcm_lens, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
 };
-use crate::ghash::ce::{ghash_ce, HPowers, Pmull, GROUP};
+use crate::ghash::aarch64::ghash_ce;
+use crate::ghash::aarch64::pmull::{HPowers, Pmull, GROUP};
 
 const DRIVER: &str = "gcm-aes-ce";
 
