@@ -306,16 +306,20 @@ impl Config {
         }
     }
 
-    /// `cpu.disable` as a feature set; an unknown name is an error.
+    /// `cpu.disable` as a feature set, with every feature built on a masked one
+    /// ([`Features::with_dependents`]: `sse2` masks every x86 SIMD feature); an unknown
+    /// name is an error.
     pub fn masked_features(&self) -> Result<Features> {
-        self.cpu
+        let named: Features = self
+            .cpu
             .disable
             .iter()
             .map(|n| {
                 Feature::from_name(n)
                     .ok_or_else(|| Error::Config(format!("cpu.disable: unknown feature {n:?}")))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        Ok(named.with_dependents())
     }
 }
 

@@ -187,9 +187,100 @@ impl FromIterator<Feature> for Features {
     }
 }
 
+/// What each feature is built on, as the CPU defines them: a CPU (or a hypervisor's
+/// CPUID) without a feature has none of the features built on it, so masking one masks
+/// those too ([`Features::with_dependents`]). x86-64 only; `aes` is built on `sse2` there
+/// (its instructions work on xmm registers) and on nothing on arm64.
+const BUILT_ON: &[(Feature, &[Feature])] = {
+    use Feature::*;
+    &[
+        (Sse3, &[Sse2]),
+        (Ssse3, &[Sse3]),
+        (Sse41, &[Ssse3]),
+        (Sse42, &[Sse41]),
+        (Pclmulqdq, &[Sse2]),
+        (Sha, &[Sse2]),
+        (Gfni, &[Sse2]),
+        (Avx, &[Sse42]),
+        (Avx2, &[Avx]),
+        (Fma, &[Avx]),
+        (Vaes, &[Avx, Aes]),
+        (Vpclmulqdq, &[Avx, Pclmulqdq]),
+        (Avx512f, &[Avx2, Fma]),
+        (Avx512cd, &[Avx512f]),
+        (Avx512dq, &[Avx512f]),
+        (Avx512bw, &[Avx512f]),
+        (Avx512vl, &[Avx512f]),
+        (Avx512ifma, &[Avx512f]),
+        (Avx512vbmi, &[Avx512f]),
+        (Avx512vbmi2, &[Avx512f]),
+        (Avx512vnni, &[Avx512f]),
+        (Avx512bitalg, &[Avx512f]),
+        (Avx512vpopcntdq, &[Avx512f]),
+        (Avx512bf16, &[Avx512f]),
+        (Avx512fp16, &[Avx512f]),
+    ]
+};
+
+impl Features {
+    /// The set and every feature built, directly or not, on one of its members (on
+    /// x86-64: `sse2` brings every SIMD feature, `avx2` brings VAES and AVX-512, `avx512f`
+    /// every AVX-512 extension). A configuration's `[cpu] disable` masks this closure,
+    /// as a CPU without a feature has nothing built on it.
+    pub fn with_dependents(self) -> Features {
+        let mut out = self;
+        if cfg!(target_arch = "x86_64") && out.has(Feature::Sse2) {
+            out.insert(Feature::Aes);
+        }
+        loop {
+            let before = out;
+            for &(f, on) in BUILT_ON {
+                if on.iter().any(|&d| out.has(d)) {
+                    out.insert(f);
+                }
+            }
+            if out == before {
+                return out;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_masked_feature_takes_what_is_built_on_it() {
+        let sse2 = Features::of(&[Feature::Sse2]).with_dependents();
+        for f in [
+            Feature::Ssse3,
+            Feature::Pclmulqdq,
+            Feature::Avx2,
+            Feature::Vaes,
+            Feature::Avx512f,
+            Feature::Avx512ifma,
+        ] {
+            assert!(sse2.has(f), "{f}");
+        }
+        assert_eq!(sse2.has(Feature::Aes), cfg!(target_arch = "x86_64"));
+        for f in [
+            Feature::Bmi2,
+            Feature::Adx,
+            Feature::Popcnt,
+            Feature::Neon,
+            Feature::Pmull,
+        ] {
+            assert!(!sse2.has(f), "{f}");
+        }
+        let avx512 = Features::of(&[Feature::Avx512f]).with_dependents();
+        assert!(avx512.has(Feature::Avx512vl) && avx512.has(Feature::Avx512ifma));
+        assert!(!avx512.has(Feature::Vaes) && !avx512.has(Feature::Avx2));
+        let aes = Features::of(&[Feature::Aes]).with_dependents();
+        assert!(aes.has(Feature::Vaes) && !aes.has(Feature::Vpclmulqdq));
+        let arm = Features::of(&[Feature::Pmull]).with_dependents();
+        assert_eq!(arm, Features::of(&[Feature::Pmull]));
+    }
 
     #[test]
     fn names_round_trip() {

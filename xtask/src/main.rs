@@ -69,6 +69,16 @@ fn cargo(args: &[&str]) -> Result<(), String> {
 fn test() -> Result<(), String> {
     cargo(&["test", "--workspace", "--all-targets"])?;
     cargo(&["test", "--workspace", "--doc"])?;
+    // The TLS and QUIC provider's tests again on the lower rungs of the ladder (see its
+    // `tests/common/mod.rs`): the ymm drivers a Zen 3 or Alder Lake takes, then the
+    // generic drivers alone.
+    for mask in ["avx512f", "sse2"] {
+        let args = ["test", "-p", "cryptoreg-rustls", "--tests"];
+        let mut cmd = cargo_command(&args);
+        cmd.env("CRYPTOREG_RUSTLS_TEST_MASK", mask);
+        eprintln!("xtask: (with CRYPTOREG_RUSTLS_TEST_MASK={mask})");
+        status(cmd, &args)?;
+    }
     // The RustCrypto adapters exist only under the facade's `rustcrypto` feature: their
     // comparison tests and doc example, which the featureless runs above skip.
     cargo(&[

@@ -30,6 +30,7 @@ pub const PUBLISHED: &[&str] = &[
     "cryptoreg-algos",
     "cryptoreg-selftest",
     "cryptoreg",
+    "cryptoreg-rustls",
 ];
 
 fn read(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
