@@ -23,6 +23,8 @@
 //! * `cargo xtask bench` — criterion benches.
 //! * `cargo xtask peers` — the AEADs against ring and aws-lc-rs (`benches/peers`, its own
 //!   workspace, which `ci` does not compile).
+//! * `cargo xtask tls-bench` — TLS bulk transfer and handshakes with the cryptoreg provider
+//!   against rustls's aws-lc-rs and ring providers (`benches/tls`, its own workspace too).
 
 mod arm64;
 mod asm;
@@ -144,9 +146,10 @@ fn main() -> ExitCode {
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
         Some("peers") => peers::run(&root(), &args[1..]),
+        Some("tls-bench") => peers::tls_bench(&root(), &args[1..]),
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
         Some("qemu-run") => return qemu_rerun::main(&args[1..]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers>".to_string()),
+        _ => Err("usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,3 +11,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     cmd.extend(args.iter().map(String::as_str));
     crate::cargo(&cmd)
 }
+
+/// `cargo xtask tls-bench [ARGS]`: the standalone `benches/tls` crate (this TLS provider
+/// against rustls's aws-lc-rs and ring providers, bulk and handshakes), in release mode.
+pub fn tls_bench(root: &Path, args: &[String]) -> Result<(), String> {
+    let manifest = root.join("benches/tls/Cargo.toml");
+    let manifest = manifest.to_str().ok_or("the workspace path is not UTF-8")?;
+    let mut cmd = vec!["run", "--release", "--manifest-path", manifest, "--"];
+    cmd.extend(args.iter().map(String::as_str));
+    crate::cargo(&cmd)
+}
