@@ -92,8 +92,8 @@ fn run() -> Result<(), String> {
     let args = parse_args()?;
     let (certs, key) = load(&args)?;
     let registry = cryptoreg::registry().map_err(|e| format!("registry: {e}"))?;
-    let provider = cryptoreg_rustls::provider(Arc::clone(&registry))
-        .map_err(|e| format!("provider: {e}"))?;
+    let provider =
+        cryptoreg_rustls::provider(Arc::clone(&registry)).map_err(|e| format!("provider: {e}"))?;
     let config = ServerConfig::builder_with_provider(Arc::new(provider))
         .with_protocol_versions(rustls::ALL_VERSIONS)
         .map_err(|e| format!("TLS versions: {e}"))?
@@ -115,7 +115,12 @@ fn run() -> Result<(), String> {
     let listener = TcpListener::bind(&args.listen).map_err(|e| format!("{}: {e}", args.listen))?;
     let drivers: Vec<String> = cryptoreg_rustls::PREPARED
         .iter()
-        .filter_map(|n| registry.resolve(n).ok().map(|d| format!("{n} = {}", d.driver())))
+        .filter_map(|n| {
+            registry
+                .resolve(n)
+                .ok()
+                .map(|d| format!("{n} = {}", d.driver()))
+        })
         .collect();
     eprintln!(
         "tls-echo: listening on {} ({})",
