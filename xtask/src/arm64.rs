@@ -41,6 +41,9 @@ const PACKAGES: &[&str] = &[
     "rust-web-clippy",
     "libstd-rust-web-dev:arm64",
     "gcc-aarch64-linux-gnu",
+    // The C runtime objects the cross linker needs (Scrt1.o, crti.o): a Recommends of the
+    // cross gcc, which `--no-install-recommends` leaves out.
+    "libc6-dev-arm64-cross",
     "libc6:arm64",
     "qemu-user",
 ];
@@ -52,6 +55,7 @@ const NEEDED_FILES: &[&str] = &[
     "/usr/bin/cargo-clippy",
     "/usr/lib/rustlib/aarch64-unknown-linux-gnu/lib",
     "/usr/bin/aarch64-linux-gnu-gcc",
+    "/usr/aarch64-linux-gnu/lib/Scrt1.o",
     "/usr/lib/aarch64-linux-gnu/libc.so.6",
     "/usr/bin/qemu-aarch64",
 ];
