@@ -49,6 +49,8 @@ pub(crate) struct Fresh<H> {
     algorithm: &'static str,
     key: Zeroizing<Vec<u8>>,
     handle: H,
+    /// The generation at which a re-allocation was last refused, and why.
+    refused: Option<(u64, cryptoreg::Error)>,
 }
 
 /// The AEAD key of one direction of a TLS connection or QUIC packet space.
@@ -68,21 +70,38 @@ impl<H: Handle> Fresh<H> {
             algorithm,
             key,
             handle,
+            refused: None,
         })
+    }
+
+    pub(crate) fn algorithm(&self) -> &'static str {
+        self.algorithm
     }
 
     /// The handle to protect the next record with: the one already keyed while it is
     /// current, else a new allocation under the registry's current choice. When none can
     /// be had (the operator disabled every driver of the algorithm), the error: the
     /// record is refused (see [`crate::refuse`]) rather than protected by a driver the
-    /// operator took out.
-    pub(crate) fn algorithm(&self) -> &'static str {
-        self.algorithm
-    }
-
+    /// operator took out. A refusal is remembered until the registry's generation moves
+    /// again, so a connection without a driver does not retry an allocation per record.
     pub(crate) fn current(&mut self) -> cryptoreg::Result<&H> {
         if !self.handle.is_current() {
-            self.handle = keyed(&self.registry, self.algorithm, &self.key)?;
+            let generation = self.registry.generation();
+            if let Some((at, e)) = &self.refused {
+                if *at == generation {
+                    return Err(e.clone());
+                }
+            }
+            match keyed(&self.registry, self.algorithm, &self.key) {
+                Ok(h) => {
+                    self.handle = h;
+                    self.refused = None;
+                }
+                Err(e) => {
+                    self.refused = Some((generation, e.clone()));
+                    return Err(e);
+                }
+            }
         }
         Ok(&self.handle)
     }

@@ -50,8 +50,13 @@
 //! disabled every driver of the algorithm), a record is never protected by a driver the
 //! operator took out, and neither is it an error (rustls and quinn panic on an
 //! encrypter's error): it leaves with its plaintext and tag overwritten by zeros, the
-//! peer's tag check fails and the connection ends; opening fails with a
-//! [`rustls::Error::General`] that names the algorithm. A failed tag check is [`rustls::Error::DecryptError`] and leaves no plaintext.
+//! peer's tag check fails and the connection ends; opening a TLS record fails with a
+//! [`rustls::Error::General`] that names the algorithm (rustls then closes without an
+//! alert, where a failed tag check sends `bad_record_mac`), and opening a QUIC packet
+//! with [`rustls::Error::DecryptError`] (the packet is dropped). QUIC header protection
+//! without a driver applies an all-zero mask, so the packet fails its check. Such a
+//! refusal is logged at most once a second and not retried until the registry's
+//! generation moves. A failed tag check is [`rustls::Error::DecryptError`] and leaves no plaintext.
 //! [`rustls::ConnectionTrafficSecrets`] (`extract_keys`, for kernel TLS) returns the keys
 //! as rustls's own providers do.
 //!
@@ -83,7 +88,9 @@ use rustls::{ContentType, ProtocolVersion};
 pub(crate) const TAG_LEN: usize = 16;
 
 /// The algorithm names each call prepares (builds and self-tests), so that no self-test
-/// ever runs on a connection's thread.
+/// runs on a connection's thread — unless a runtime change later drops the template
+/// instance that serves one of them: then the first record to re-allocate builds and
+/// tests it there, once.
 pub const PREPARED: [&str; 4] = ["gcm(aes)", "rfc7539(chacha20,poly1305)", "aes", "chacha20"];
 
 /// The AEAD of a suite.
@@ -396,9 +403,19 @@ pub(crate) fn refuse(algorithm: &str, e: &cryptoreg::Error, text: &mut [u8], tag
 }
 
 pub(crate) fn refuse_with(algorithm: &str, why: &str, text: &mut [u8], tag: &mut [u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
     use zeroize::Zeroize;
+    /// When the last refusal was logged, in seconds since the Unix epoch: at most one
+    /// line a second, as every record of every connection without a driver gets here.
+    static LOGGED_AT: AtomicU64 = AtomicU64::new(0);
     text.zeroize();
     tag.zeroize();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LOGGED_AT.swap(now, Ordering::Relaxed) == now {
+        return;
+    }
     tracing::error!(
         target: "cryptoreg::rustls",
         algorithm,

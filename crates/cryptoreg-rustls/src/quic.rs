@@ -251,11 +251,20 @@ impl QuicHeaderKey {
                 "QUIC header protection: packet number too long".into(),
             ));
         }
+        // Without a usable driver the mask is all zero and the call still succeeds:
+        // quinn, like rustls for records, takes an error here for a bug and panics. An
+        // unmasked packet number then fails the peer's (or this end's) packet check, so
+        // the packet is dropped, as a refused record is ([`crate::refuse`]).
         let mask = {
             let mut guard = self.mask.lock().unwrap_or_else(|p| p.into_inner());
-            let m = guard.as_mut().map_err(|e| Error::General(e.clone()))?;
-            m.mask(sample)
-                .map_err(|e| Error::General(format!("QUIC header protection: {e}")))?
+            let m = match guard.as_mut() {
+                Ok(m) => m.mask(sample).map_err(|e| e.to_string()),
+                Err(why) => Err(why.clone()),
+            };
+            m.unwrap_or_else(|why| {
+                crate::refuse_with("QUIC header protection", &why, &mut [], &mut []);
+                [0u8; MASK_LEN]
+            })
         };
         // Long headers protect the low 4 bits of the first byte, short headers 5 (§5.4.1).
         let bits = if *first & 0x80 != 0 { 0x0f } else { 0x1f };

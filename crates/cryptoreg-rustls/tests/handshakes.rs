@@ -235,9 +235,12 @@ fn every_suite_both_ways_with_key_updates_and_resumption() {
 #[test]
 fn an_operator_change_moves_a_live_connection() {
     let reg = common::registry("");
+    // The server on a registry of its own: the client's operator changes reach only the
+    // client, and the server checks what the client sends with drivers that still work.
+    let server_reg = common::registry("");
     let id = CipherSuite::TLS13_AES_128_GCM_SHA256;
     let client_cfg = client_config(only(common::ours(&reg), id));
-    let server_cfg = server_config(only(common::ours(&reg), id), KeyKind::Ecdsa);
+    let server_cfg = server_config(only(common::ours(&server_reg), id), KeyKind::Ecdsa);
     let name = ServerName::try_from("localhost").unwrap();
     let mut client = Connection::Client(ClientConnection::new(client_cfg, name).unwrap());
     let mut server = Connection::Server(ServerConnection::new(server_cfg).unwrap());
@@ -278,8 +281,9 @@ fn an_operator_change_moves_a_live_connection() {
             eprintln!("{first} was the only gcm(aes) driver on this rung: no move to check");
         }
     }
-    // With every gcm(aes) driver disabled, the next record is not protected by any of
-    // them: it leaves without its plaintext, the peer's check fails, the connection ends.
+    // With every gcm(aes) driver disabled, the next record is protected by none of them:
+    // it leaves without its plaintext, the peer's tag check fails (bad_record_mac) and
+    // the connection ends.
     let mut disabled = vec![first];
     while let Ok(info) = reg.resolve("gcm(aes)") {
         let d = info.driver().to_string();
@@ -287,6 +291,7 @@ fn an_operator_change_moves_a_live_connection() {
         disabled.push(d);
         assert!(disabled.len() < 64, "disabling gcm(aes) drivers ends");
     }
+    let counts_before: Vec<u64> = disabled.iter().map(|d| bytes_of(d)).collect();
     let secret = b"this plaintext has no usable driver";
     client.writer().write_all(secret).unwrap();
     let mut wire = Vec::new();
@@ -298,14 +303,30 @@ fn an_operator_change_moves_a_live_connection() {
         !wire.windows(secret.len()).any(|w| w == secret),
         "no plaintext on the wire"
     );
+    let counts_after: Vec<u64> = disabled.iter().map(|d| bytes_of(d)).collect();
+    assert_eq!(
+        counts_before, counts_after,
+        "no disabled driver sealed the record: {disabled:?}"
+    );
     let mut rd = &wire[..];
     server.read_tls(&mut rd).unwrap();
     let err = server
         .process_new_packets()
         .expect_err("the peer refuses the record");
+    assert_eq!(
+        err,
+        rustls::Error::DecryptError,
+        "the peer's tag check failed"
+    );
     let mut got = Vec::new();
     let _ = server.reader().read_to_end(&mut got);
-    assert!(got.is_empty(), "nothing delivered: {err}");
+    assert!(got.is_empty(), "nothing delivered");
+    // The peer says so: a bad_record_mac alert.
+    let mut alert = Vec::new();
+    while server.wants_write() {
+        server.write_tls(&mut alert).unwrap();
+    }
+    assert!(!alert.is_empty(), "the peer sent its alert");
 }
 
 /// A suite whose algorithm no usable driver serves is not offered.

@@ -417,6 +417,185 @@ fn quic_packets_match_the_ring_provider() {
             let x = protect((pa.as_ref(), ha.as_ref()), pn, &header, 16, &payload);
             let y = protect((pb.as_ref(), hb.as_ref()), pn, &header, 16, &payload);
             assert_eq!(x, y, "{id:?}: packet {len} bytes, pn {pn}");
+            // Ours opens ring's packet: header first, then the payload.
+            let mut buf = y.clone();
+            let sample = buf[20..36].to_vec();
+            let (h, rest) = buf.split_at_mut(1);
+            ha.decrypt_in_place(&sample, &mut h[0], &mut rest[15..19])
+                .unwrap();
+            assert_eq!(&buf[..20], &header[..], "{id:?}: header unprotected");
+            let (h, body) = buf.split_at_mut(20);
+            assert_eq!(
+                pa.decrypt_in_place(pn, h, body).unwrap(),
+                &payload[..],
+                "{id:?}"
+            );
+            let mut bad = y.clone();
+            bad[25] ^= 4;
+            let (h, body) = bad.split_at_mut(20);
+            h.copy_from_slice(&header);
+            assert_eq!(
+                pa.decrypt_in_place(pn, h, body).err(),
+                Some(rustls::Error::DecryptError)
+            );
         }
     }
+}
+
+/// Opens in place and hands the buffer back whatever happened, to see what a failure
+/// left in it.
+fn open_in_place(
+    d: &mut dyn MessageDecrypter,
+    record: &[u8],
+    seq: u64,
+) -> (Result<(), rustls::Error>, Vec<u8>) {
+    let mut buf = record.to_vec();
+    let typ = ContentType::from(buf[0]);
+    let version = ProtocolVersion::from(u16::from_be_bytes([buf[1], buf[2]]));
+    let r = d
+        .decrypt(InboundOpaqueMessage::new(typ, version, &mut buf[5..]), seq)
+        .map(drop);
+    (r, buf)
+}
+
+/// A failed tag check leaves no plaintext in the record buffer (the handle wipes what it
+/// decrypted), for every suite; records too short to hold a tag, and TLS 1.2 records
+/// longer than 2^14 bytes of plaintext, are refused without a panic.
+#[test]
+fn refused_records_leave_nothing_and_never_panic() {
+    let reg = common::registry("");
+    let key32 = bytes(41, 32);
+    let iv = bytes(42, 12);
+    let ids = [
+        CipherSuite::TLS13_AES_128_GCM_SHA256,
+        CipherSuite::TLS13_AES_256_GCM_SHA384,
+        CipherSuite::TLS13_CHACHA20_POLY1305_SHA256,
+    ];
+    for id in ids {
+        let key = if id == CipherSuite::TLS13_AES_128_GCM_SHA256 {
+            &key32[..16]
+        } else {
+            &key32[..]
+        };
+        let mut e = cryptoreg_rustls::testing::tls13_encrypter(&reg, id, key, Iv::copy(&iv));
+        let mut d = cryptoreg_rustls::testing::tls13_decrypter(&reg, id, key, Iv::copy(&iv));
+        let plain = vec![0xabu8; 1000];
+        let mut rec = seal(
+            e.as_mut(),
+            ContentType::ApplicationData,
+            ProtocolVersion::TLSv1_3,
+            &plain,
+            5,
+        );
+        let last = rec.len() - 1;
+        rec[last] ^= 1;
+        let (r, buf) = open_in_place(d.as_mut(), &rec, 5);
+        assert_eq!(r, Err(rustls::Error::DecryptError), "{id:?}");
+        assert!(
+            !buf[5..].windows(16).any(|w| w == [0xab; 16]),
+            "{id:?}: plaintext left in the buffer after a failed tag check"
+        );
+        for short in [0usize, 1, 15] {
+            let mut rec = vec![0x17, 3, 3, 0, short as u8];
+            rec.extend(std::iter::repeat_n(0u8, short));
+            assert_eq!(
+                open(d.as_mut(), &rec, 0),
+                Err(rustls::Error::DecryptError),
+                "{id:?}: {short} bytes"
+            );
+        }
+    }
+    #[cfg(feature = "tls12")]
+    for id in [
+        CipherSuite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+        CipherSuite::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ] {
+        let gcm = id != CipherSuite::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256;
+        let (key, iv) = if gcm {
+            (&key32[..16], &iv[..4])
+        } else {
+            (&key32[..], &iv[..])
+        };
+        let explicit = bytes(43, if gcm { 8 } else { 0 });
+        let mut e = cryptoreg_rustls::testing::tls12_encrypter(&reg, id, key, iv, &explicit);
+        let mut d = cryptoreg_rustls::testing::tls12_decrypter(&reg, id, key, iv);
+        let v = ProtocolVersion::TLSv1_2;
+        let over = seal(
+            e.as_mut(),
+            ContentType::ApplicationData,
+            v,
+            &vec![1u8; 16385],
+            0,
+        );
+        assert_eq!(
+            open(d.as_mut(), &over, 0),
+            Err(rustls::Error::PeerSentOversizedRecord),
+            "{id:?}"
+        );
+        let plain = vec![0xcdu8; 1000];
+        let mut rec = seal(e.as_mut(), ContentType::ApplicationData, v, &plain, 1);
+        rec[20] ^= 1;
+        let (r, buf) = open_in_place(d.as_mut(), &rec, 1);
+        assert_eq!(r, Err(rustls::Error::DecryptError), "{id:?}");
+        assert!(
+            !buf[5..].windows(16).any(|w| w == [0xcd; 16]),
+            "{id:?}: plaintext left"
+        );
+        for short in [0usize, 8, 23] {
+            let mut rec = vec![0x17, 3, 3, 0, short as u8];
+            rec.extend(std::iter::repeat_n(0u8, short));
+            assert_eq!(
+                open(d.as_mut(), &rec, 0),
+                Err(rustls::Error::DecryptError),
+                "{id:?}: {short} bytes"
+            );
+        }
+    }
+}
+
+/// QUIC: a packet shorter than its tag is refused; header protection with no usable
+/// `aes` driver (disabled before the key was installed, or after) masks nothing and
+/// does not fail (quinn panics on an error there), so the packet fails its check instead.
+#[test]
+fn quic_refusals_never_panic() {
+    let reg = common::registry("");
+    let id = CipherSuite::TLS13_AES_128_GCM_SHA256;
+    let p = cryptoreg_rustls::testing::quic_packet_key(
+        &reg,
+        id,
+        &bytes(1, 16),
+        Iv::copy(&bytes(2, 12)),
+    );
+    let mut short = [0u8; 10];
+    assert_eq!(
+        p.decrypt_in_place(0, &[0xc0], &mut short).err(),
+        Some(rustls::Error::DecryptError)
+    );
+    let hp = cryptoreg_rustls::testing::quic_header_key(&reg, id, &bytes(3, 16));
+    let sample = bytes(4, 16);
+    let (mut first, mut pn) = (0xc3u8, [1u8, 2, 3, 4]);
+    hp.encrypt_in_place(&sample, &mut first, &mut pn).unwrap();
+    assert_ne!((first, pn), (0xc3, [1, 2, 3, 4]), "a mask was applied");
+    // Every `aes` driver disabled at run time: the installed key finds none.
+    let aes: Vec<String> = reg
+        .list()
+        .into_iter()
+        .filter(|e| e.name == "aes" && !e.instance)
+        .map(|e| e.driver)
+        .collect();
+    for d in &aes {
+        reg.disable(d).unwrap();
+    }
+    let (mut first, mut pn) = (0xc3u8, [1u8, 2, 3, 4]);
+    hp.encrypt_in_place(&sample, &mut first, &mut pn).unwrap();
+    assert_eq!(
+        (first, pn),
+        (0xc3, [1, 2, 3, 4]),
+        "no driver: an all-zero mask"
+    );
+    hp.decrypt_in_place(&sample, &mut first, &mut pn).unwrap();
+    // And a key installed while none is usable.
+    let late = cryptoreg_rustls::testing::quic_header_key(&reg, id, &bytes(5, 16));
+    late.encrypt_in_place(&sample, &mut first, &mut pn).unwrap();
+    assert_eq!((first, pn), (0xc3, [1, 2, 3, 4]));
 }
