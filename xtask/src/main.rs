@@ -149,7 +149,10 @@ fn main() -> ExitCode {
         Some("tls-bench") => peers::tls_bench(&root(), &args[1..]),
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
         Some("qemu-run") => return qemu_rerun::main(&args[1..]),
-        _ => Err("usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>".to_string()),
+        _ => Err(
+            "usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>"
+                .to_string(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
