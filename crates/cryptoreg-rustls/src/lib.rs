@@ -166,33 +166,27 @@ pub fn provider_with(
     registry: Arc<Registry>,
     base: CryptoProvider,
 ) -> Result<CryptoProvider, cryptoreg::Error> {
-    let usable = |name: &str| registry.prepare(&[name]);
     let mut first_error = None;
-    let mut serves = |name: &str| match usable(name) {
-        Ok(_) => true,
-        Err(e) => {
-            first_error.get_or_insert(e);
-            false
-        }
-    };
-    let aead_ok = [Suite::Aes128Gcm, Suite::ChaCha20Poly1305].map(|s| serves(s.algorithm()));
-    let header_ok =
-        [Suite::Aes128Gcm, Suite::ChaCha20Poly1305].map(|s| serves(s.header_algorithm()));
-    let index = |s: Suite| usize::from(s == Suite::ChaCha20Poly1305);
+    let usable: Vec<&str> = PREPARED
+        .into_iter()
+        .filter(|name| match registry.prepare(&[name]) {
+            Ok(_) => true,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                false
+            }
+        })
+        .collect();
     let cipher_suites: Vec<SupportedCipherSuite> = base
         .cipher_suites
         .iter()
         .filter_map(|base_suite| {
             let suite = Suite::of(base_suite.suite())?;
-            if !aead_ok[index(suite)] {
+            if !usable.contains(&suite.algorithm()) {
                 return None;
             }
-            Some(replace(
-                &registry,
-                *base_suite,
-                suite,
-                header_ok[index(suite)],
-            ))
+            let with_quic = usable.contains(&suite.header_algorithm());
+            Some(replace(&registry, *base_suite, suite, with_quic))
         })
         .collect();
     if cipher_suites.is_empty() {

@@ -58,31 +58,18 @@ fn client_config(p: CryptoProvider) -> Arc<ClientConfig> {
 }
 
 /// Moves every pending TLS byte from `from` to `to` and processes it there.
-fn pump(
-    from: &mut dyn ConnectionLike,
-    to: &mut dyn ConnectionLike,
-) -> Result<usize, rustls::Error> {
+fn pump(from: &mut Connection, to: &mut Connection) -> Result<usize, rustls::Error> {
     let mut buf = Vec::new();
-    while from.conn().wants_write() {
-        from.conn().write_tls(&mut buf).unwrap();
+    while from.wants_write() {
+        from.write_tls(&mut buf).unwrap();
     }
     let n = buf.len();
     let mut rd = &buf[..];
     while !rd.is_empty() {
-        to.conn().read_tls(&mut rd).unwrap();
-        to.conn().process_new_packets()?;
+        to.read_tls(&mut rd).unwrap();
+        to.process_new_packets()?;
     }
     Ok(n)
-}
-
-trait ConnectionLike {
-    fn conn(&mut self) -> &mut Connection;
-}
-
-impl ConnectionLike for Connection {
-    fn conn(&mut self) -> &mut Connection {
-        self
-    }
 }
 
 fn handshake(client: &mut Connection, server: &mut Connection) {

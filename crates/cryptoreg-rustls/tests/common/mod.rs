@@ -76,7 +76,7 @@ pub enum KeyKind {
 }
 
 fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = data_path(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
