@@ -62,7 +62,10 @@
 //! (bind to port 0, read it, release it), starts `s_server -naccept 1` on it, and
 //! connects until the port stops refusing (every 5 ms, for at most 10 s; a tool that
 //! exits first fails the case with its log, and one that lost the port to another
-//! process is started again on another). `s_client` connects to a listener the test
+//! process is started again on another). Within the process one case at a time is
+//! between picking its port and connecting, so two cases running side by side are never
+//! handed the same port, and a connection that the kernel made to itself (a local
+//! connect can pick the unbound port it connects to as its own) is dropped. `s_client` connects to a listener the test
 //! holds (accepted within 10 s). Every other wait (data, a log line, a tool's exit) is
 //! bounded ([`STEP`]): a hang fails the case with a message naming the suite, the
 //! direction and the peer instead of stalling CI.
@@ -607,6 +610,10 @@ impl Drop for Tool {
     }
 }
 
+/// Held from picking a free port until s_server on it is connected to (see
+/// [`start_s_server`]).
+static PORT_PICKING: Mutex<()> = Mutex::new(());
+
 /// A loopback port nothing listens on at the moment.
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -621,6 +628,9 @@ fn connect_when_listening(tool: &mut Tool, port: u16) -> Result<TcpStream, Strin
     let deadline = Instant::now() + START;
     loop {
         match TcpStream::connect_timeout(&addr, START) {
+            // A connect to a local port nobody listens on can pick that very port as
+            // its own and connect to itself (TCP simultaneous open): not the tool.
+            Ok(s) if s.local_addr().ok() == Some(addr) => drop(s),
             Ok(s) => return Ok(s),
             Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
             Err(e) => return Err(format!("connecting to {addr}: {e}")),
@@ -683,6 +693,12 @@ fn start_s_server(case: &Case, mode: Mode, expected: Option<Arc<Vec<u8>>>) -> (T
         KeyKind::Ecdsa => ("ecdsa.pem", "ecdsa.key"),
         KeyKind::Rsa => ("rsa.pem", "rsa.key"),
     };
+    // One port is between its release and s_server's connection at a time in this
+    // process: otherwise a test running beside this one could be handed the same free
+    // port, connect to this case's s_server first, and leave this case's connection to
+    // be reset when `-naccept 1` closes the listener (seen once in CI as a handshake
+    // "Connection reset by peer" with an empty OpenSSL log).
+    let _one_at_a_time = PORT_PICKING.lock().unwrap_or_else(|e| e.into_inner());
     for attempt in 1.. {
         let port = free_port();
         let mut args: Vec<String> = vec![
