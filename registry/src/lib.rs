@@ -42,6 +42,7 @@ mod policy;
 mod registry;
 mod selftest_api;
 mod stats;
+mod sync;
 mod test_host;
 mod traits;
 pub mod walk;

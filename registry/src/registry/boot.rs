@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use crate::sync::{Condvar, Mutex};
 
 use crate::alg::{AlgDef, Template};
 use crate::config::OnFailure;
@@ -90,7 +90,7 @@ impl Registry {
             resolution_hook: std::sync::OnceLock::new(),
         };
         #[cfg(unix)]
-        super::fork::track(&reg.inner, &reg.tested);
+        super::fork::track(&reg.inner);
         reg.log_policy();
         reg.test_all();
         reg.boot_elapsed = start.elapsed();

@@ -17,55 +17,64 @@
 //! takes its counters lock alone). Registries are created at run time and can be many,
 //! so [`track`] records each one as weak references; the handlers are registered once.
 //!
-//! In the child, two things the parent's threads left behind are undone as well:
+//! The locks are std's (`crate::sync`): each keeps its whole state in itself, so a lock
+//! held across the fork is all the child needs released. (parking_lot's, used before,
+//! keep their waiting threads in a process-wide table whose bucket locks no handler can
+//! take: a child forked while a parent thread held one hung, 1 fork in 2,000 under
+//! load.) The guards `prepare` takes are real guards, kept in a thread-local ([`HELD`]):
+//! the forking thread is the one that runs `parent` in the parent and `child` in the
+//! child, with its thread-locals copied, and dropping the guards there releases the
+//! locks.
 //!
-//! * parking_lot's queue of threads parked on each lock and on the table's condition
-//!   variable still lists the parent's waiting threads. An unlock would hand the lock to
-//!   one of them (a fair unlock) and leave it locked forever, so those records are
-//!   dropped before the unlock (`unpark_all` on the lock's address, which parking_lot
-//!   uses as the queue's key; the dead threads' records are memory only).
-//! * an entry whose self-test was running on a parent thread (`Testing`) goes back to
-//!   `Untested`, so the child's next request tests it instead of waiting for a result
-//!   that will never come.
+//! In the child one thing the parent's threads left behind is undone: an entry whose
+//! self-test was running on a parent thread (`Testing`) goes back to `Untested`, so the
+//! child's next request tests it instead of waiting for a result that will never come.
 //!
 //! What this cannot cover: locks outside the registry (a `tracing` subscriber's, stdout,
-//! the application's own) are the application's concern, and so is parking_lot's own
-//! hash table (a thread forked away in the instant it was inserting itself into a queue
-//! leaves that bucket's lock held; the window is a few instructions per contended lock).
+//! the application's own) are the application's concern.
 //!
 //! This is the registry's only module with `unsafe` (see the README's safety rules).
 
-use std::mem;
+use std::cell::RefCell;
 use std::sync::{Arc, Once, Weak};
 
-use parking_lot::{Condvar, Mutex};
-
 use super::{Inner, TestState};
-use crate::stats::DriverStats;
+use crate::stats::{self, DriverStats};
+use crate::sync::{Mutex, MutexGuard};
 
-/// The registries alive now, and while a fork is in progress the locks `prepare` took.
+/// The registries alive now.
 struct Live {
-    tables: Vec<(Weak<Mutex<Inner>>, Weak<Condvar>)>,
-    held: Vec<Held>,
+    tables: Vec<Weak<Mutex<Inner>>>,
 }
 
-/// One registry's locks, held from `prepare` until `parent` or `child`.
+static LIVE: Mutex<Live> = Mutex::new(Live { tables: Vec::new() });
+
+/// Everything `prepare` locked, held until `parent` or `child` drops it. Fields drop in
+/// declaration order: the registries' guards, then the list's.
 struct Held {
-    inner: Arc<Mutex<Inner>>,
-    tested: Arc<Condvar>,
-    stats: Vec<Arc<DriverStats>>,
+    tables: Vec<HeldTable>,
+    _live: MutexGuard<'static, Live>,
 }
 
-static LIVE: Mutex<Live> = Mutex::new(Live {
-    tables: Vec::new(),
-    held: Vec::new(),
-});
+/// One registry's guards and the references that keep what they lock alive. Fields
+/// drop in declaration order: each guard before the `Arc` it borrows from.
+struct HeldTable {
+    counters: Vec<MutexGuard<'static, stats::Live>>,
+    table: MutexGuard<'static, Inner>,
+    _stats: Vec<Arc<DriverStats>>,
+    _inner: Arc<Mutex<Inner>>,
+}
+
+thread_local! {
+    /// The forking thread's guards, from `prepare` until `parent` or `child`.
+    static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
 
 static HANDLERS: Once = Once::new();
 
-/// Records a new registry's table (its lock and condition variable) for the fork
-/// handlers, registering the handlers on the first call. Call without holding `inner`.
-pub(super) fn track(inner: &Arc<Mutex<Inner>>, tested: &Arc<Condvar>) {
+/// Records a new registry's table for the fork handlers, registering the handlers on
+/// the first call. Call without holding `inner`.
+pub(super) fn track(inner: &Arc<Mutex<Inner>>) {
     HANDLERS.call_once(|| {
         // SAFETY: the three handlers are plain `extern "C"` functions with no arguments,
         // valid for the life of the program; they only take and release locks, whose
@@ -80,20 +89,19 @@ pub(super) fn track(inner: &Arc<Mutex<Inner>>, tested: &Arc<Condvar>) {
         }
     });
     let mut live = LIVE.lock();
-    live.tables.retain(|(i, _)| i.strong_count() > 0);
-    live.tables
-        .push((Arc::downgrade(inner), Arc::downgrade(tested)));
+    live.tables.retain(|i| i.strong_count() > 0);
+    live.tables.push(Arc::downgrade(inner));
 }
 
-/// Before the fork: takes every lock, in order, and keeps them (guards forgotten).
+/// Before the fork: takes every lock, in order, and keeps the guards in [`HELD`].
 extern "C" fn prepare() {
-    let mut live = LIVE.lock();
-    let mut held = Vec::with_capacity(live.tables.len());
-    for (inner, tested) in &live.tables {
-        let (Some(inner), Some(tested)) = (inner.upgrade(), tested.upgrade()) else {
-            continue;
-        };
-        let table = inner.lock();
+    let live = LIVE.lock();
+    let mut tables = Vec::with_capacity(live.tables.len());
+    for inner in live.tables.iter().filter_map(Weak::upgrade) {
+        // SAFETY: the `Arc` is kept in the same `HeldTable` as the guard and dropped
+        // after it (field order), so the lock outlives the guard.
+        let lock: &'static Mutex<Inner> = unsafe { &*Arc::as_ptr(&inner) };
+        let table = lock.lock();
         // The entries' counters, and those kept for template instances an invalidation
         // dropped (live handles to a retired instance still count into them).
         let mut stats: Vec<Arc<DriverStats>> = table
@@ -105,80 +113,48 @@ extern "C" fn prepare() {
         // The same counters twice would be locked twice by this thread.
         stats.sort_by_key(|s| Arc::as_ptr(s) as usize);
         stats.dedup_by(|a, b| Arc::ptr_eq(a, b));
-        mem::forget(table);
-        for s in &stats {
-            mem::forget(s.fork_lock().lock());
-        }
-        held.push(Held {
-            inner,
-            tested,
-            stats,
+        let counters = stats
+            .iter()
+            .map(|s| {
+                // SAFETY: as for the table: the `Arc` is kept beside the guard and
+                // dropped after it.
+                let s: &'static DriverStats = unsafe { &*Arc::as_ptr(s) };
+                s.fork_lock().lock()
+            })
+            .collect();
+        tables.push(HeldTable {
+            counters,
+            table,
+            _stats: stats,
+            _inner: inner,
         });
     }
-    live.held = held;
-    mem::forget(live);
+    let held = Held {
+        tables,
+        _live: live,
+    };
+    HELD.with(|h| *h.borrow_mut() = Some(held));
 }
 
 /// After the fork, in the parent: releases what `prepare` took.
 extern "C" fn parent() {
-    release(false);
+    drop(HELD.with(|h| h.borrow_mut().take()));
 }
 
-/// After the fork, in the child (its only thread): resets what the parent's threads
-/// left behind and releases what `prepare` took.
+/// After the fork, in the child (its only thread): resets the self-tests the parent's
+/// threads were running and releases what `prepare` took.
 extern "C" fn child() {
-    release(true);
-}
-
-fn release(in_child: bool) {
-    // SAFETY: `prepare` locked `LIVE` on this thread and forgot the guard, so this
-    // thread owns the data until the `unlock` below.
-    let live = unsafe { &mut *LIVE.data_ptr() };
-    let held = mem::take(&mut live.held);
-    for h in held.iter().rev() {
-        for s in h.stats.iter().rev() {
-            // SAFETY: `prepare` locked it on this thread and forgot the guard.
-            unsafe { unlock(s.fork_lock(), in_child) };
-        }
-        if in_child {
-            // SAFETY: `prepare` locked the table on this thread and forgot the guard;
-            // in the child this is the only thread.
-            let inner = unsafe { &mut *h.inner.data_ptr() };
-            for e in inner.entries.values_mut() {
-                if e.state == TestState::Testing {
-                    e.state = TestState::Untested;
-                }
+    let Some(mut held) = HELD.with(|h| h.borrow_mut().take()) else {
+        return;
+    };
+    for t in &mut held.tables {
+        for e in t.table.entries.values_mut() {
+            if e.state == TestState::Testing {
+                e.state = TestState::Untested;
             }
-            let key = Arc::as_ptr(&h.tested) as usize;
-            // SAFETY: `key` is the condition variable's address, the key parking_lot
-            // parks its waiters under; in the child no thread but this one exists, so
-            // every record in that queue is a parent thread's, never to run again.
-            unsafe { parking_lot_core::unpark_all(key, parking_lot_core::DEFAULT_UNPARK_TOKEN) };
         }
-        // SAFETY: `prepare` locked it on this thread and forgot the guard.
-        unsafe { unlock(&h.inner, in_child) };
+        // Counters first, then the table: the reverse of the order they were taken in.
+        t.counters.clear();
     }
-    // SAFETY: `prepare` locked it on this thread and forgot the guard. `held` (dropped
-    // after this) may hold the last references to a registry's table; dropping it takes
-    // no lock of these.
-    unsafe { unlock(&LIVE, in_child) };
     drop(held);
-}
-
-/// Unlocks `m`; in the child, first forgets the parent's threads parked on it.
-///
-/// # Safety
-///
-/// The calling thread locked `m` in `prepare` and forgot the guard.
-unsafe fn unlock<T>(m: &Mutex<T>, in_child: bool) {
-    if in_child {
-        // SAFETY: parking_lot's `RawMutex` parks its waiters under its own address; in
-        // the child every record under it is a parent thread's (see `release`).
-        unsafe {
-            let key = m.raw() as *const parking_lot::RawMutex as usize;
-            parking_lot_core::unpark_all(key, parking_lot_core::DEFAULT_UNPARK_TOKEN);
-        }
-    }
-    // SAFETY: the caller's contract: this thread holds `m`.
-    unsafe { m.force_unlock() };
 }

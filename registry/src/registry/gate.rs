@@ -31,7 +31,7 @@ impl Registry {
             };
             match e.state {
                 TestState::Passed | TestState::Failed | TestState::Blocked => return,
-                TestState::Testing => self.tested.wait(&mut inner),
+                TestState::Testing => inner = self.tested.wait(inner),
                 TestState::Untested => {
                     if !self.tests_enabled() || !self.testable(&e.info) {
                         return;

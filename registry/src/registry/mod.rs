@@ -34,7 +34,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
+use crate::sync::{Condvar, Mutex};
 
 use crate::alg::{DriverInfo, Template};
 use crate::config::{Config, SelftestMode};

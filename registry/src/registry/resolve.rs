@@ -176,7 +176,7 @@ impl Registry {
                         Eligibility::Usable => return Ok(Chosen::of(e, inner.generation)),
                         Eligibility::Refused(err) => return Err(err),
                         Eligibility::UnderTest => {
-                            self.tested.wait(&mut inner);
+                            inner = self.tested.wait(inner);
                             continue;
                         }
                         Eligibility::NeedsTest => {
@@ -261,7 +261,7 @@ impl Registry {
                     continue;
                 }
                 Some((_, false)) => {
-                    self.tested.wait(&mut inner);
+                    inner = self.tested.wait(inner);
                     continue;
                 }
                 None => {}
