@@ -198,7 +198,12 @@ const INTEL: &str = "GenuineIntel";
 const AMD: &str = "AuthenticAMD";
 
 /// Real signatures: Intel family 6 models from the SDM's model table (and the kernel's
-/// `intel-family.h`), AMD family 0x19 from the Zen 3 (Milan) and Zen 4 (Genoa) parts.
+/// `arch/x86/include/asm/intel-family.h`: `INTEL_ALDERLAKE` 0x97, `INTEL_EMERALDRAPIDS_X`
+/// 0xCF, `INTEL_GRANITERAPIDS_X` 0xAD, `INTEL_ARROWLAKE` 0xC6), AMD family 0x19 from the
+/// Zen 3 (Milan) and Zen 4 (Genoa) parts and family 0x1A model 0x02 from Zen 5 EPYC 9005
+/// (Turin; AMD's revision guide for family 1Ah models 00h-0Fh, inside the kernel's Zen 5
+/// model ranges in `arch/x86/kernel/cpu/amd.c`), the server part with the full 512-bit
+/// datapath.
 /// `generic-x86_64` is a Pentium 4 (Prescott, 64-bit): SSE3 and nothing newer. The arm64
 /// cores carry `MIDR_EL1` implementer and part numbers from the kernel's
 /// `arch/arm64/include/asm/cputype.h`.
@@ -250,6 +255,36 @@ const PRESETS: &[Preset] = &[
         ],
     ),
     Preset::x86(
+        "emerald-rapids",
+        INTEL,
+        (6, 0xCF, 2),
+        &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16, FP16,
+        ],
+    ),
+    Preset::x86(
+        "granite-rapids",
+        INTEL,
+        (6, 0xAD, 1),
+        &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16, FP16,
+        ],
+    ),
+    // The hybrid client parts: VAES and VPCLMULQDQ on ymm, no AVX-512 (the E-cores have
+    // none, so it is fused off on the P-cores too): the `-avx2` drivers.
+    Preset::x86(
+        "alder-lake",
+        INTEL,
+        (6, 0x97, 2),
+        &[SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI],
+    ),
+    Preset::x86(
+        "arrow-lake",
+        INTEL,
+        (6, 0xC6, 2),
+        &[SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI],
+    ),
+    Preset::x86(
         "zen3",
         AMD,
         (0x19, 0x01, 1),
@@ -263,10 +298,22 @@ const PRESETS: &[Preset] = &[
             SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16,
         ],
     ),
+    Preset::x86(
+        "zen5",
+        AMD,
+        (0x1A, 0x02, 1),
+        &[
+            SSE3, NEHALEM, AESNI, HASWELL, ADX, SHA_VAES, GFNI, AVX512_SKX, AVX512_ICL, BF16,
+        ],
+    ),
     // arm64. Neoverse N1 (Graviton2, Ampere Altra): the Crypto Extensions.
     Preset::arm("neoverse-n1", "ARM", (0x41, 0xd0c), &[ASIMD, ARM_CE]),
     // Cortex-A72 as in a Raspberry Pi 4: the BCM2711 SoC was licensed without the
     // optional Crypto Extensions, so NEON only (the portable and NEON drivers serve).
+    // Neoverse V1 (Graviton3) and V2 (Graviton4, Grace): the Crypto Extensions too, and
+    // SVE, which no driver uses, so they choose the `-ce` drivers.
+    Preset::arm("neoverse-v1", "ARM", (0x41, 0xd40), &[ASIMD, ARM_CE]),
+    Preset::arm("neoverse-v2", "ARM", (0x41, 0xd4f), &[ASIMD, ARM_CE]),
     Preset::arm("cortex-a72", "ARM", (0x41, 0xd08), &[ASIMD]),
     // Apple M1 performance core (Firestorm, `APPLE_CPU_PART_M1_FIRESTORM`).
     Preset::arm("apple-m1", "Apple", (0x61, 0x023), &[ASIMD, ARM_CE]),

@@ -97,8 +97,13 @@ mod tests {
     fn others_do_not() {
         for p in [
             "sapphire-rapids",
+            "emerald-rapids",
+            "granite-rapids",
+            "alder-lake",
+            "arrow-lake",
             "zen3",
             "zen4",
+            "zen5",
             "haswell",
             "westmere",
             "generic-x86_64",

@@ -10,7 +10,20 @@ mod common;
 /// (preset, chosen xts(aes), chosen ctr(aes)).
 const CHOICES: &[(&str, &str, &str)] = &[
     ("zen3", "xts-aes-vaes-avx2", "ctr-aes-vaes-avx2"),
+    ("alder-lake", "xts-aes-vaes-avx2", "ctr-aes-vaes-avx2"),
+    ("arrow-lake", "xts-aes-vaes-avx2", "ctr-aes-vaes-avx2"),
     ("zen4", "xts-aes-vaes-avx10_512", "ctr-aes-vaes-avx10_512"),
+    ("zen5", "xts-aes-vaes-avx10_512", "ctr-aes-vaes-avx10_512"),
+    (
+        "emerald-rapids",
+        "xts-aes-vaes-avx10_512",
+        "ctr-aes-vaes-avx10_512",
+    ),
+    (
+        "granite-rapids",
+        "xts-aes-vaes-avx10_512",
+        "ctr-aes-vaes-avx10_512",
+    ),
     (
         "sapphire-rapids",
         "xts-aes-vaes-avx10_512",
@@ -49,6 +62,8 @@ const CHOICES: &[(&str, &str, &str)] = &[
 const ARM64_CE_CHOICES: &[(&str, &str, &str)] = &[
     ("neoverse-n1", "xts-aes-ce", "ctr-aes-ce"),
     ("apple-m1", "xts-aes-ce", "ctr-aes-ce"),
+    ("neoverse-v1", "xts-aes-ce", "ctr-aes-ce"),
+    ("neoverse-v2", "xts-aes-ce", "ctr-aes-ce"),
 ];
 
 /// Boots with known-answer tests only (fast); the fault-injection build's wrong driver
@@ -60,6 +75,21 @@ fn kat_boot(preset: &str) -> cryptoreg::Registry {
         reg.disable("gcm-aes-faulty").unwrap();
     }
     reg
+}
+
+#[test]
+fn every_preset_has_its_expected_choice_here() {
+    let listed: Vec<&str> = CHOICES
+        .iter()
+        .chain(ARM64_CE_CHOICES)
+        .map(|&(p, _, _)| p)
+        .collect();
+    for preset in cryptoreg::CpuInfo::preset_names() {
+        assert!(
+            preset == "native" || listed.contains(&preset),
+            "preset {preset} has no expected choice in tests/ladder.rs"
+        );
+    }
 }
 
 #[test]
@@ -114,7 +144,16 @@ fn zmm_drivers_are_demoted_with_a_reason_on_downclocking_models() {
             }
         }
     }
-    for preset in ["zen4", "sapphire-rapids", "zen3"] {
+    for preset in [
+        "zen4",
+        "zen5",
+        "sapphire-rapids",
+        "emerald-rapids",
+        "granite-rapids",
+        "zen3",
+        "alder-lake",
+        "arrow-lake",
+    ] {
         let reg = kat_boot(preset);
         let e = reg
             .list()
