@@ -26,6 +26,8 @@
 
 // Only `registry/fork.rs` (the fork handlers) may use `unsafe`.
 #![deny(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alg;
 pub mod aliases;

@@ -12,6 +12,8 @@
 //! `cargo xtask sync` rewrites the copy.)
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::sync::Arc;
 
