@@ -56,7 +56,7 @@ pub use config::{
 };
 pub use cpu::decode_signature;
 pub use cpu::{decode_midr, parse_cpuinfo_midr, ArmId, CpuInfo};
-pub use error::{Error, Result};
+pub use error::{Error, KeyLengths, Result};
 pub use features::{Feature, Features};
 pub use handle::{Aead, Cipher, Hash, HashRequest, Skcipher};
 pub use host::HostFeatures;
