@@ -54,9 +54,6 @@ fn open(
 macro_rules! aead_adapter {
     ($name:ident, $alg:literal, $key:ty, $doc:literal) => {
         #[doc = $doc]
-        ///
-        /// `Debug` shows the registry handle (driver and algorithm names), never the key.
-        #[derive(Debug)]
         pub struct $name {
             /// `None` when the registry could not serve the algorithm at `KeyInit::new`:
             /// every call then returns [`aead::Error`].

@@ -73,9 +73,6 @@ impl BlockCipherDecBackend for Backend<'_> {
 macro_rules! aes_adapter {
     ($name:ident, $key:ty, $bits:literal) => {
         #[doc = concat!("AES-", $bits, " from the registry's `aes`, in place of `aes::", stringify!($name), "`.")]
-        ///
-        /// `Debug` shows the registry handle (driver and algorithm names), never the key.
-        #[derive(Debug)]
         pub struct $name {
             cipher: Cipher,
         }

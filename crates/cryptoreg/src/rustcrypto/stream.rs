@@ -105,19 +105,8 @@ impl CtrState {
 macro_rules! ctr_adapter {
     ($name:ident, $key:ty, $bits:literal) => {
         #[doc = concat!("AES-", $bits, " in CTR mode from the registry's `ctr(aes)`, in place of `ctr::Ctr128BE<aes::Aes", $bits, ">`.")]
-        ///
-        /// `Debug` shows the registry handle (driver and algorithm names), never the key
-        /// or the position in the keystream.
         pub struct $name {
             state: CtrState,
-        }
-
-        impl std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("skcipher", &self.state.skcipher)
-                    .finish()
-            }
         }
 
         impl $name {
