@@ -4,7 +4,7 @@
 //! Generic drivers (`*-generic`) are portable and constant-time and register next to
 //! their code; SIMD drivers live under their primitive in a folder named as the driver's
 //! suffix (`aes/aesni/`, `ghash/ce/`, ...; the table below), with their records in
-//! [`records`].
+//! `records/`.
 //!
 //! ## Safety rules
 //!
@@ -21,7 +21,7 @@
 //!
 //! Every architecture's driver records register on every architecture, so that lists,
 //! `explain --cpu PRESET` for a CPU of another architecture, and configurations naming
-//! any driver work on every host. The pattern (details in [`records`]):
+//! any driver work on every host. The pattern (details in `records/mod.rs`):
 //!
 //! * the arch modules stay behind `#[cfg(target_arch = "...")]` and export their
 //!   constructors as `pub(crate) fn new_x(host: &HostFeatures) -> Result<Box<dyn ...>>`;
@@ -99,6 +99,8 @@
 //! the registry hands drivers out by name.
 
 #![deny(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;

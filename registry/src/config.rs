@@ -244,7 +244,7 @@ impl Config {
             .expect("the embedded default configuration parses (checked by a test)")
     }
 
-    /// Reads a file (at most [`MAX_CONFIG_BYTES`]).
+    /// Reads a file (at most `MAX_CONFIG_BYTES`, 1 MiB).
     pub fn from_file(path: &Path) -> Result<Config> {
         let text = Config::read_text(path)?;
         let mut config = Config::parse(&text, &path.display().to_string())?;
@@ -257,7 +257,7 @@ impl Config {
     /// The text of a configuration file, refused with [`Error::Config`] naming the file
     /// when it is not a regular file after following symlinks (a FIFO, a device such as
     /// `/dev/zero` or `/dev/stdin`, a socket or a directory: named at once, never waited
-    /// on), larger than [`MAX_CONFIG_BYTES`] or not UTF-8. The open does not block (a
+    /// on), larger than `MAX_CONFIG_BYTES` (1 MiB) or not UTF-8. The open does not block (a
     /// FIFO without a writer would block it forever) and the type is checked on the open
     /// descriptor, so what was checked is what is read.
     pub fn read_text(path: &Path) -> Result<String> {

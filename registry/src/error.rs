@@ -77,8 +77,10 @@ pub enum Error {
         /// The reference it needs.
         reference: String,
     },
-    /// The name asks for an algorithm of another type (`alloc_skcipher("aes")`).
-    #[error("{name:?} is a {actual}, not a {wanted}")]
+    /// The name asks for an algorithm of another type (`alloc_skcipher("aes")`). The text
+    /// reads `"gcm(aes)" is an AEAD, not an skcipher`; the fields hold the type names
+    /// (`aead`, as [`crate::AlgType::name`]).
+    #[error("{name:?} is {}, not {}", type_phrase(actual), type_phrase(wanted))]
     WrongType {
         /// What was asked for.
         name: String,
@@ -87,13 +89,16 @@ pub enum Error {
         /// The type it has.
         actual: &'static str,
     },
-    /// A key of a length the algorithm does not take.
-    #[error("invalid key length {len} for {driver}")]
+    /// A key of a length the algorithm does not take. The text names the lengths it takes:
+    /// `invalid key length 40 for xts-aes-vaes-avx10_512 (valid: 32, 48, 64)`.
+    #[error("invalid key length {len} for {driver} ({valid})")]
     InvalidKeyLength {
         /// The driver.
         driver: String,
         /// The length given.
         len: usize,
+        /// The lengths it takes.
+        valid: KeyLengths,
     },
     /// A key the algorithm refuses although its length is fine (XTS with equal halves).
     #[error("weak key rejected: {0}")]
@@ -162,3 +167,137 @@ pub enum Error {
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// "an AEAD", "an skcipher", "a cipher", "a hash": a type name of
+/// [`crate::AlgType::name`] with its article, for [`Error::WrongType`]'s text.
+fn type_phrase(name: &str) -> String {
+    match name {
+        "aead" => "an AEAD".to_string(),
+        "skcipher" => "an skcipher".to_string(),
+        other if other.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {other}"),
+        other => format!("a {other}"),
+    }
+}
+
+/// The key lengths a driver takes, in bytes, as [`Error::InvalidKeyLength`] reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyLengths {
+    /// Exactly these lengths, ascending (`[16, 24, 32]` for AES, `[32, 48, 64]` for
+    /// XTS-AES). Empty for an algorithm that takes no key (an unkeyed digest).
+    List(Vec<usize>),
+    /// Some lengths between these two, inclusive: what the driver's record declares,
+    /// reported when a length outside that range is refused before the driver is asked
+    /// (the driver names the exact lengths for a length inside it).
+    Range {
+        /// The shortest.
+        min: usize,
+        /// The longest.
+        max: usize,
+    },
+}
+
+impl KeyLengths {
+    /// Exactly these lengths (sorted and deduplicated here).
+    pub fn list(lengths: &[usize]) -> KeyLengths {
+        let mut v = lengths.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        KeyLengths::List(v)
+    }
+
+    /// Lengths within `min..=max`; one length when the two are equal.
+    pub fn range(min: usize, max: usize) -> KeyLengths {
+        if min == max {
+            KeyLengths::List(vec![min])
+        } else {
+            KeyLengths::Range { min, max }
+        }
+    }
+
+    /// The same lengths, each `n` bytes longer (a template that appends a salt or nonce
+    /// to its child's key: `rfc4106`).
+    pub fn plus(&self, n: usize) -> KeyLengths {
+        match self {
+            KeyLengths::List(v) => KeyLengths::List(v.iter().map(|l| l + n).collect()),
+            KeyLengths::Range { min, max } => KeyLengths::Range {
+                min: min + n,
+                max: max + n,
+            },
+        }
+    }
+}
+
+/// `valid: 32, 48, 64`, `valid: between 16 and 32`, or `takes no key`.
+impl std::fmt::Display for KeyLengths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyLengths::List(v) if v.is_empty() => f.write_str("takes no key"),
+            KeyLengths::List(v) => {
+                f.write_str("valid: ")?;
+                for (i, l) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+                Ok(())
+            }
+            KeyLengths::Range { min, max } => write!(f, "valid: between {min} and {max}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_lengths_read_as_the_valid_ones() {
+        assert_eq!(
+            KeyLengths::list(&[64, 32, 48, 32]),
+            KeyLengths::List(vec![32, 48, 64])
+        );
+        assert_eq!(KeyLengths::list(&[32, 64]).to_string(), "valid: 32, 64");
+        assert_eq!(KeyLengths::list(&[]).to_string(), "takes no key");
+        assert_eq!(KeyLengths::range(32, 32), KeyLengths::List(vec![32]));
+        assert_eq!(
+            KeyLengths::range(16, 32).to_string(),
+            "valid: between 16 and 32"
+        );
+        assert_eq!(
+            KeyLengths::list(&[16, 24, 32]).plus(4),
+            KeyLengths::List(vec![20, 28, 36])
+        );
+        let e = Error::InvalidKeyLength {
+            driver: "xts-aes-vaes-avx10_512".to_string(),
+            len: 40,
+            valid: KeyLengths::list(&[32, 48, 64]),
+        };
+        assert_eq!(
+            e.to_string(),
+            "invalid key length 40 for xts-aes-vaes-avx10_512 (valid: 32, 48, 64)"
+        );
+    }
+
+    #[test]
+    fn wrong_type_reads_with_articles() {
+        let e = |actual, wanted| Error::WrongType {
+            name: "x".to_string(),
+            wanted,
+            actual,
+        };
+        assert_eq!(
+            e("aead", "skcipher").to_string(),
+            "\"x\" is an AEAD, not an skcipher"
+        );
+        assert_eq!(
+            e("cipher", "hash").to_string(),
+            "\"x\" is a cipher, not a hash"
+        );
+        assert_eq!(
+            e("skcipher", "aead").to_string(),
+            "\"x\" is an skcipher, not an AEAD"
+        );
+    }
+}

@@ -68,11 +68,34 @@ impl Common {
         self.guard.as_ref().map(|g| Arc::clone(&g.cell))
     }
 
+    /// The fields every handle's `Debug` shows: names, generation and whether a key is
+    /// set; never the key, its schedule or any other state of the driver.
+    fn debug_struct<'a, 'b>(
+        &self,
+        f: &'a mut std::fmt::Formatter<'b>,
+        name: &str,
+    ) -> std::fmt::DebugStruct<'a, 'b> {
+        let mut d = f.debug_struct(name);
+        d.field("driver", &self.info.driver())
+            .field("algorithm", &self.info.name())
+            .field(
+                "generation",
+                &self.guard.as_ref().map_or(0, |g| g.generation),
+            )
+            .field("keyed", &self.keyed);
+        d
+    }
+
+    /// Refuses a length outside the record's declared range before the driver sees it;
+    /// the driver itself refuses the lengths inside it that it does not take (and names
+    /// the exact ones).
     fn check_key_range(&self, key: &[u8]) -> Result<()> {
-        if key.len() < self.info.sizes().min_key || key.len() > self.info.sizes().max_key {
+        let (min, max) = (self.info.sizes().min_key, self.info.sizes().max_key);
+        if key.len() < min || key.len() > max {
             return Err(Error::InvalidKeyLength {
                 driver: self.info.driver().to_string(),
                 len: key.len(),
+                valid: crate::KeyLengths::range(min, max),
             });
         }
         Ok(())
@@ -132,7 +155,24 @@ fn wrong_type(info: &DriverInfo, wanted: &'static str) -> Error {
     }
 }
 
-// After the macro above: the AEAD and hash handles use it (textual macro scope).
+/// `Debug` for a handle: driver and algorithm names, the generation it was resolved
+/// under and whether it is keyed (`Skcipher { driver: "xts-aes-aesni", algorithm:
+/// "xts(aes)", generation: 1, keyed: true }`). Never key material: the driver instance,
+/// which holds the key schedule, is not printed.
+macro_rules! handle_debug {
+    ($ty:ident) => {
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.common.debug_struct(f, stringify!($ty)).finish()
+            }
+        }
+    };
+}
+
+handle_debug!(Cipher);
+handle_debug!(Skcipher);
+
+// After the macros above: the AEAD and hash handles use them (textual macro scope).
 mod aead;
 mod hash;
 

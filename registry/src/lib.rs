@@ -26,6 +26,8 @@
 
 // Only `registry/fork.rs` (the fork handlers) may use `unsafe`.
 #![deny(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alg;
 pub mod aliases;
@@ -55,7 +57,7 @@ pub use config::{
 };
 pub use cpu::decode_signature;
 pub use cpu::{decode_midr, parse_cpuinfo_midr, ArmId, CpuInfo};
-pub use error::{Error, Result};
+pub use error::{Error, KeyLengths, Result};
 pub use features::{Feature, Features};
 pub use handle::{Aead, Cipher, Hash, HashRequest, Skcipher};
 pub use host::HostFeatures;

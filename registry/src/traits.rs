@@ -199,7 +199,8 @@ fn one_shot_to<S: SkcipherImpl + ?Sized>(
     Ok(())
 }
 
-/// Checks a key length against an inclusive range and a step, for `set_key` bodies.
+/// Checks a key length against the lengths a driver takes, for `set_key` bodies; the
+/// error lists them.
 pub fn check_key_len(driver: &str, key: &[u8], allowed: &[usize]) -> Result<()> {
     if allowed.contains(&key.len()) {
         Ok(())
@@ -207,6 +208,7 @@ pub fn check_key_len(driver: &str, key: &[u8], allowed: &[usize]) -> Result<()> 
         Err(Error::InvalidKeyLength {
             driver: driver.to_string(),
             len: key.len(),
+            valid: crate::KeyLengths::list(allowed),
         })
     }
 }

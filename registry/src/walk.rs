@@ -3,7 +3,7 @@
 //! bounced through a small stack buffer, so SIMD kernels only ever see contiguous slices
 //! and no heap memory is touched.
 //!
-//! One walker serves skcipher and AEAD ([`pass`]): an AEAD request is an AAD pass (read
+//! One walker serves skcipher and AEAD (`walk/pass.rs`): an AEAD request is an AAD pass (read
 //! only, bounced to the driver's chunk size, see [`crate::AeadImpl`]) followed by the same
 //! text pass as an skcipher request. Out of place, the text pass walks the source and
 //! destination lists side by side and hands the driver (source, destination) runs, so

@@ -38,6 +38,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod config;
 mod exec;

@@ -1,6 +1,6 @@
 //! One runner per algorithm type, behind one dispatch. Block ciphers and skciphers share
 //! the generic known-answer (`kat`) and randomized (`random`) runners through the
-//! `exec::Handle` trait; AEADs ([`aead`]) and hashes ([`hash`]) have their own, because
+//! `exec::Handle` trait; AEADs (`runner/aead.rs`) and hashes (`runner/hash.rs`) have their own, because
 //! their operations and layouts differ (AAD, tags and inauthentic inputs; updates,
 //! finalizations and export/import). All share the seeds, the tally and the replayable
 //! line format of `report`.

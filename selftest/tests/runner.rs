@@ -273,6 +273,7 @@ impl HashImpl for ToyHash {
         Err(Error::InvalidKeyLength {
             driver: "toyhash-generic".into(),
             len: key.len(),
+            valid: cryptoreg_registry::KeyLengths::list(&[]),
         })
     }
     fn init(&self) -> Box<dyn HashState> {

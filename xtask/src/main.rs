@@ -1,7 +1,8 @@
 //! `cargo xtask`: the project's own automation.
 //!
 //! * `cargo xtask ci`   — formatting, clippy (warnings are errors; again with `--all-features`,
-//!   and with `--cfg cryptoreg_fault_injection`), the embedded copies, every test, the proof that
+//!   and with `--cfg cryptoreg_fault_injection`), the embedded copies, the API docs of the
+//!   published crates with rustdoc's warnings as errors, every test, the proof that
 //!   an `--all-features` build ships no faulty driver, `cargo package` of the published
 //!   crates, the AVX-512 emulation check, the machine-code check and the constant-time
 //!   check under Valgrind. This is the README's
@@ -13,8 +14,12 @@
 //! * `cargo xtask emu`  — runs the AVX-512 drivers under the Bochs CPU emulator and
 //!   compares them byte for byte with the native generic code.
 //! * `cargo xtask asm`  — inspects the emitted machine code of the SIMD entry functions.
-//! * `cargo xtask sync` — rewrites the crates' embedded copies of `configs/*.toml` and
-//!   `README.md` from the originals (see `package.rs`).
+//! * `cargo xtask doc`  — `cargo doc --no-deps --all-features` of the published crates with
+//!   `RUSTDOCFLAGS="-D warnings"`: no broken or private intra-doc link, no rustdoc warning.
+//! * `cargo xtask package` — `cargo package` of the published crates, each built from its
+//!   `.crate` (see `package.rs`).
+//! * `cargo xtask sync` — rewrites the crates' embedded copies of `configs/*.toml`,
+//!   `README.md` and the licence texts from the originals (see `package.rs`).
 //! * `cargo xtask ctgrind` — the constant-time check: the generic drivers under Valgrind
 //!   memcheck with secrets marked undefined, and a negative control that must fail.
 //! * `cargo xtask arm64` — the workspace cross-built for arm64 with Debian's toolchain
@@ -66,6 +71,19 @@ fn status(mut cmd: Command, args: &[&str]) -> Result<(), String> {
 
 fn cargo(args: &[&str]) -> Result<(), String> {
     status(cargo_command(args), args)
+}
+
+/// The API docs of every published crate, as docs.rs would build them (all features),
+/// with rustdoc's warnings (broken or private intra-doc links, bad HTML) as errors.
+fn doc() -> Result<(), String> {
+    let mut args = vec!["doc", "--no-deps", "--all-features"];
+    for name in package::PUBLISHED {
+        args.extend(["-p", name]);
+    }
+    let mut cmd = cargo_command(&args);
+    cmd.env("RUSTDOCFLAGS", "-D warnings");
+    eprintln!("xtask: (with RUSTDOCFLAGS=\"-D warnings\")");
+    status(cmd, &args)
 }
 
 fn test() -> Result<(), String> {
@@ -121,6 +139,7 @@ fn ci() -> Result<(), String> {
     // Also the fault-injection build (there are no Cargo features to turn on).
     fault_injection::clippy(&root)?;
     println!("{}", package::check_copies(&root)?);
+    doc()?;
     test()?;
     println!(
         "{}",
@@ -143,6 +162,8 @@ fn main() -> ExitCode {
         Some("asm") => asm::run(&root()).map(|s| println!("{s}")),
         Some("arm64") => arm64::run(&root()).map(|s| println!("{s}")),
         Some("ctgrind") => ctgrind::run(&root()).map(|s| println!("{s}")),
+        Some("doc") => doc(),
+        Some("package") => package::package(),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
         Some("peers") => peers::run(&root(), &args[1..]),
@@ -150,7 +171,7 @@ fn main() -> ExitCode {
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
         Some("qemu-run") => return qemu_rerun::main(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <ci|test|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>"
+            "usage: cargo xtask <ci|test|doc|package|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>"
                 .to_string(),
         ),
     };

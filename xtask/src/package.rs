@@ -5,7 +5,10 @@
 //! and docs point to, and `README.md`, the project's front page — the crate holds a copy,
 //! and [`check_copies`] (in `cargo xtask ci`, and as a test of this crate, where both
 //! paths always exist) fails unless each copy is byte-identical to its original.
-//! `cargo xtask sync` rewrites the copies from the originals after an edit.
+//! `cargo xtask sync` rewrites the copies from the originals after an edit. The licence
+//! texts (`LICENSE-MIT`, `LICENSE-APACHE`) are copied the same way into every published
+//! crate; the other crates' `readme` points at the root `README.md`, which `cargo package`
+//! copies into the package itself.
 
 use std::path::Path;
 
@@ -22,6 +25,19 @@ pub const COPIES: &[(&str, &str)] = &[
     ),
     // The facade's crate docs; its embedding example runs as a doc test.
     ("README.md", "crates/cryptoreg/README.md"),
+    // The licence texts, inside every published package (`MIT OR Apache-2.0`).
+    ("LICENSE-MIT", "registry/LICENSE-MIT"),
+    ("LICENSE-APACHE", "registry/LICENSE-APACHE"),
+    ("LICENSE-MIT", "algos/LICENSE-MIT"),
+    ("LICENSE-APACHE", "algos/LICENSE-APACHE"),
+    ("LICENSE-MIT", "selftest/LICENSE-MIT"),
+    ("LICENSE-APACHE", "selftest/LICENSE-APACHE"),
+    ("LICENSE-MIT", "crates/cryptoreg/LICENSE-MIT"),
+    ("LICENSE-APACHE", "crates/cryptoreg/LICENSE-APACHE"),
+    ("LICENSE-MIT", "crates/cryptoreg-rustls/LICENSE-MIT"),
+    ("LICENSE-APACHE", "crates/cryptoreg-rustls/LICENSE-APACHE"),
+    ("LICENSE-MIT", "crates/cryptoctl/LICENSE-MIT"),
+    ("LICENSE-APACHE", "crates/cryptoctl/LICENSE-APACHE"),
 ];
 
 /// The crates a user would depend on, packaged (and built from the package) together.
@@ -31,6 +47,8 @@ pub const PUBLISHED: &[&str] = &[
     "cryptoreg-selftest",
     "cryptoreg",
     "cryptoreg-rustls",
+    // The operator's tool, so that `cargo install cryptoctl` works.
+    "cryptoctl",
 ];
 
 fn read(root: &Path, rel: &str) -> Result<Vec<u8>, String> {

@@ -14,6 +14,7 @@ pub fn verify_xts_key(driver: &str, key: &[u8]) -> Result<()> {
         return Err(Error::InvalidKeyLength {
             driver: driver.to_string(),
             len: key.len(),
+            valid: cryptoreg_registry::KeyLengths::list(&XTS_KEY_SIZES),
         });
     }
     let (k1, k2) = key.split_at(key.len() / 2);

@@ -59,6 +59,7 @@ impl HashImpl for RefGhash {
         let key: [u8; 16] = key.try_into().map_err(|_| Error::InvalidKeyLength {
             driver: "ghash-ref".into(),
             len: key.len(),
+            valid: cryptoreg_registry::KeyLengths::list(&[16]),
         })?;
         self.h = u128::from_be_bytes(key);
         Ok(())

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use cryptoreg_registry::{
     inventory, AeadImpl, AeadLens, AeadState, AlgType, Child, DriverInfo, Error, Factory,
-    HostFeatures, InOut, Result, Sizes, Template,
+    HostFeatures, InOut, KeyLengths, Result, Sizes, Template,
 };
 use zeroize::Zeroize;
 
@@ -82,17 +82,23 @@ impl Drop for Rfc4106 {
 
 impl AeadImpl for Rfc4106 {
     /// AES key || 4-byte salt: the child takes the AES key (and refuses a wrong length).
+    /// A wrong length is reported as the child's valid lengths plus the salt.
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        let invalid = || Error::InvalidKeyLength {
+        let invalid = |child_valid: KeyLengths| Error::InvalidKeyLength {
             driver: self.driver.clone(),
             len: key.len(),
+            valid: child_valid.plus(RFC4106_SALT_LEN),
         };
         let Some(split) = key.len().checked_sub(RFC4106_SALT_LEN) else {
-            return Err(invalid());
+            // Too short for the salt: the child is a `gcm(aes)` (the template checks),
+            // which takes AES keys.
+            return Err(invalid(KeyLengths::list(
+                &crate::aes::gcm_rules::GCM_KEY_SIZES,
+            )));
         };
         let (aes, salt) = key.split_at(split);
         self.child.set_key(aes).map_err(|e| match e {
-            Error::InvalidKeyLength { .. } => invalid(),
+            Error::InvalidKeyLength { valid, .. } => invalid(valid),
             other => other,
         })?;
         self.salt.copy_from_slice(salt);

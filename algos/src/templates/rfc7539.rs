@@ -233,6 +233,7 @@ impl AeadImpl for ChaChaPoly {
             return Err(Error::InvalidKeyLength {
                 driver: self.driver().to_string(),
                 len: key.len(),
+                valid: cryptoreg_registry::KeyLengths::list(&[want]),
             });
         }
         self.keyed = false;

@@ -474,7 +474,8 @@ fn constructors_over_boxed_children() {
         x.set_key(&[1; 20]),
         Err(Error::InvalidKeyLength {
             driver: "xts(test)".to_string(),
-            len: 20
+            len: 20,
+            valid: cryptoreg_registry::KeyLengths::list(&[32, 48, 64]),
         })
     );
     let mut key = KEY32;
@@ -631,7 +632,7 @@ fn xts_names_and_sizes() {
         );
         assert!(matches!(
             a.set_key(&[9; 33]),
-            Err(Error::InvalidKeyLength { driver: d, len: 33 }) if d == driver
+            Err(Error::InvalidKeyLength { driver: d, len: 33, .. }) if d == driver
         ));
         let mut key = KEY32;
         key[3] = 0;

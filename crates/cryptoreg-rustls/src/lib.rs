@@ -67,6 +67,9 @@
 //! algorithm objects, a few hundred bytes holding an `Arc` of the registry. Build the
 //! provider once per registry, not per connection.
 
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod key;
 mod quic;
 #[cfg(feature = "tls12")]

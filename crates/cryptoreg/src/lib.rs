@@ -12,6 +12,8 @@
 //! `cargo xtask sync` rewrites the copy.)
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::sync::Arc;
 
@@ -33,9 +35,9 @@ pub mod rustcrypto;
 pub use cryptoreg_registry::{aliases, AdminOp, Change, ChangeEffect, DriverStatsReport};
 pub use cryptoreg_registry::{
     Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
-    DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, ListEntry,
-    ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport, Skcipher,
-    TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG, ZMM_DEMOTED_PRIORITY,
+    DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, KeyLengths,
+    ListEntry, ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport,
+    Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG, ZMM_DEMOTED_PRIORITY,
 };
 
 /// The driver author's API, as the kernel's `include/crypto/internal/*.h`: the static

@@ -1,4 +1,4 @@
-//! Nonces for callers who do not manage them: [`CounterNonce`], the deterministic
+//! Nonces for callers who do not manage them: [`CounterNonce`](crate::nonce::CounterNonce), the deterministic
 //! construction of NIST SP 800-38D §8.2.1 for 96-bit GCM nonces.
 //!
 //! # Why a counter and not random nonces
@@ -15,9 +15,9 @@
 //! that differs between the devices or contexts sharing the key) || a 64-bit big-endian
 //! *invocation field* incremented per message, as §8.2.1 lays it out. That gives 2^64 - 1
 //! nonces per key and context, with no probability argument at all, provided the counter
-//! never goes back: keep one [`CounterNonce`] per key for the key's lifetime (and never
+//! never goes back: keep one [`CounterNonce`](crate::nonce::CounterNonce) per key for the key's lifetime (and never
 //! two with the same fixed field under one key), and rekey before it is exhausted.
-//! Exhaustion is an error, [`NonceExhausted`], never a wrap to zero.
+//! Exhaustion is an error, [`NonceExhausted`](crate::nonce::NonceExhausted), never a wrap to zero.
 //!
 //! ```
 //! use cryptoreg::nonce::CounterNonce;

@@ -30,6 +30,17 @@ pub struct Aead {
     authsize: usize,
 }
 
+/// Like the other handles' `Debug` (names, generation, keyed; never key material), with
+/// the tag size.
+impl std::fmt::Debug for Aead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.common
+            .debug_struct(f, "Aead")
+            .field("authsize", &self.authsize)
+            .finish()
+    }
+}
+
 impl Aead {
     pub(crate) fn build(
         info: Arc<DriverInfo>,

@@ -55,6 +55,8 @@ pub struct Hash {
     common: Common,
 }
 
+handle_debug!(Hash);
+
 impl Hash {
     pub(crate) fn build(
         info: Arc<DriverInfo>,
@@ -93,6 +95,7 @@ impl Hash {
             return Err(Error::InvalidKeyLength {
                 driver: self.common.info.driver().to_string(),
                 len: key.len(),
+                valid: crate::KeyLengths::list(&[]),
             });
         }
         self.common.keyed = false;

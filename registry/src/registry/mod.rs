@@ -149,6 +149,30 @@ pub struct Registry {
     resolution_hook: std::sync::OnceLock<ResolutionHook>,
 }
 
+/// `Registry { cpu: "GenuineIntel family 6 model 143 stepping 8 (native)", simulated:
+/// false, selftest: Full, seed: "0x...", generation: 0 }`: the identity it planned for,
+/// its self-test mode and seed, and the current generation. It takes no lock (so it is
+/// safe anywhere, even inside a resolution hook); `list()` and `explain()` show the
+/// drivers.
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = &self.cpu;
+        f.debug_struct("Registry")
+            .field(
+                "cpu",
+                &format_args!(
+                    "\"{} family {} model {} stepping {} ({})\"",
+                    c.vendor, c.family, c.model, c.stepping, c.source
+                ),
+            )
+            .field("simulated", &self.simulated)
+            .field("selftest", &self.config.selftest.mode)
+            .field("seed", &format_args!("\"{:#x}\"", self.seed))
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
 /// What [`Registry::set_resolution_hook_for_test`] installs.
 type ResolutionHook = Box<dyn Fn(&str) + Send + Sync>;
 

@@ -212,6 +212,100 @@ pub struct SelftestReport {
     pub warnings: Vec<String>,
 }
 
+/// What `cryptoctl selftest` prints of the boot: a summary line (mode, seed, drivers,
+/// checks, failures, the boot's wall time), the warnings, a `DRIVER STATE TESTS` table, and
+/// for each failed driver its replayable failure lines, each followed by the
+/// `cryptoctl selftest --driver D --seed S` command that replays it. `cryptoctl selftest`
+/// prints exactly this, then the driver chosen for each algorithm name.
+impl std::fmt::Display for SelftestReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let checks: usize = self.drivers.iter().map(|d| d.tests).sum();
+        let failed: Vec<&DriverReport> = self
+            .drivers
+            .iter()
+            .filter(|d| !d.failures.is_empty())
+            .collect();
+        writeln!(
+            f,
+            "self-test: mode {}, seed {}, {} drivers, {} checks, {} failed; boot {:.1} ms",
+            self.mode,
+            self.seed,
+            self.drivers.len(),
+            checks,
+            failed.len(),
+            self.elapsed_ms
+        )?;
+        writeln!(f)?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f)?;
+        }
+        // Two spaces between columns, the test count right-aligned, no trailing blanks.
+        let (dw, sw, tw) = self.drivers.iter().fold(
+            ("DRIVER".len(), "STATE".len(), "TESTS".len()),
+            |(dw, sw, tw), d| {
+                (
+                    dw.max(d.driver.chars().count()),
+                    sw.max(d.state.len()),
+                    tw.max(d.tests.to_string().len()),
+                )
+            },
+        );
+        writeln!(f, "{:dw$}  {:sw$}  {:>tw$}", "DRIVER", "STATE", "TESTS")?;
+        for d in &self.drivers {
+            writeln!(f, "{:dw$}  {:sw$}  {:>tw$}", d.driver, d.state, d.tests)?;
+        }
+        if !failed.is_empty() {
+            writeln!(
+                f,
+                "\nFAILED: {} driver(s) failed their self-test and are excluded:",
+                failed.len()
+            )?;
+            for d in failed {
+                for line in &d.failures {
+                    writeln!(f, "  {line}")?;
+                    if let Some(seed) = replay_seed(line) {
+                        writeln!(
+                            f,
+                            "    replay: cryptoctl selftest --driver {} --seed {seed}",
+                            shell_word(&d.driver)
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `seed=0x...` of a replayable failure line, if it has one.
+fn replay_seed(line: &str) -> Option<&str> {
+    let at = line.rfind("seed=")? + "seed=".len();
+    let rest = &line[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_hexdigit() || c == 'x' || c == 'X'))
+        .unwrap_or(rest.len());
+    let seed = &rest[..end];
+    let valid = match seed.strip_prefix("0x").or_else(|| seed.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).is_ok(),
+        None => seed.parse::<u64>().is_ok(),
+    };
+    valid.then_some(seed)
+}
+
+/// Quotes a driver name for a shell if it needs it (`xts(ecb(aes-generic))`).
+fn shell_word(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{s}'")
+    }
+}
+
 /// One driver's row in a [`SelftestReport`].
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
@@ -479,5 +573,62 @@ impl Registry {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(driver: &str, state: Word, tests: usize, failures: &[&str]) -> DriverReport {
+        DriverReport {
+            driver: driver.to_string(),
+            state,
+            tests,
+            failures: failures.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn display_prints_the_summary_the_table_and_replayable_failures() {
+        let line = r#"selftest: skcipher: xts(ecb(aes-faulty)) encryption mismatch on "random: len=523"; cfg="inplace(one list)"; seed=0x9e3779b97f4a7c15"#;
+        let report = SelftestReport {
+            elapsed_ms: 12.34,
+            mode: "kat",
+            seed: "0x2a".to_string(),
+            drivers: vec![
+                row("aes-generic", "passed", 7, &[]),
+                row("xts(ecb(aes-faulty))", "failed", 123, &[line]),
+            ],
+            warnings: vec!["self-tests in kat mode".to_string()],
+        };
+        let text = report.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "self-test: mode kat, seed 0x2a, 2 drivers, 130 checks, 1 failed; boot 12.3 ms"
+        );
+        assert_eq!(lines[2], "warning: self-tests in kat mode");
+        assert_eq!(lines[4], "DRIVER                STATE   TESTS");
+        assert_eq!(lines[5], "aes-generic           passed      7");
+        assert_eq!(lines[6], "xts(ecb(aes-faulty))  failed    123");
+        assert_eq!(
+            lines[8],
+            "FAILED: 1 driver(s) failed their self-test and are excluded:"
+        );
+        assert_eq!(lines[9], format!("  {line}"));
+        assert_eq!(
+            lines[10],
+            "    replay: cryptoctl selftest --driver 'xts(ecb(aes-faulty))' --seed 0x9e3779b97f4a7c15"
+        );
+        assert!(text.lines().all(|l| l == l.trim_end()), "{text}");
+    }
+
+    #[test]
+    fn replay_seeds_are_found_only_when_they_parse() {
+        assert_eq!(replay_seed("x; seed=0x1f"), Some("0x1f"));
+        assert_eq!(replay_seed("x; seed=42"), Some("42"));
+        assert_eq!(replay_seed("x; seed=0x"), None);
+        assert_eq!(replay_seed("no vectors for foo"), None);
     }
 }

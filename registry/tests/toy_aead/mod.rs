@@ -422,6 +422,7 @@ impl HashImpl for ToyMac {
             return Err(Error::InvalidKeyLength {
                 driver: "toysum".into(),
                 len: key.len(),
+                valid: cryptoreg_registry::KeyLengths::list(&[]),
             });
         }
         check_key_len("toymac", key, &[16, 32])?;

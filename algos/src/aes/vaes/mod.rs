@@ -24,14 +24,14 @@
 //!
 //! Out-of-place requests (the walker's `*_to` calls) go to the same entries with a source
 //! and a destination pointer, so they cost one pass over memory, like in-place ones; the
-//! pointers come from [`RawInOut`], identical (in place) or disjoint (out of place).
+//! pointers come from `x86::inout::RawInOut`, identical (in place) or disjoint (out of place).
 //!
 //! Speed is measured, not asserted: `cryptoctl speed 'xts(aes)' --key-bits 256` shows every
 //! driver of the ladder side by side (on a Zen 4, avx2 runs XTS at about twice the speed
 //! of `xts-aes-aesni` at 4 KiB).
 //!
 //! Semantics match the AES-NI drivers and the `xts`/`ctr` templates: XTS takes 32-, 48- or
-//! 64-byte keys with distinct halves ([`verify_xts_key`]), any length from 16 bytes with
+//! 64-byte keys with distinct halves ([`verify_xts_key`](crate::aes::xts_rules::verify_xts_key)), any length from 16 bytes with
 //! ciphertext stealing; CTR treats the IV as a 128-bit big-endian counter, any length.
 //!
 //! The `raw` module (hidden from the docs) exposes the entry functions and the key schedule

@@ -80,6 +80,7 @@ pub(crate) fn expand_into(
             return Err(Error::InvalidKeyLength {
                 driver: driver.to_string(),
                 len,
+                valid: cryptoreg_registry::KeyLengths::list(&[16, 24, 32]),
             })
         }
     };

@@ -13,7 +13,7 @@
 //! block per 32-bit lane, horizontal rows for the last few blocks, the length choosing the
 //! kernel as the kernel's glue does); `entry` instantiates it in one `#[target_feature]`
 //! function per width. The drivers below are the safe [`SkcipherImpl`] face the registry
-//! hands out; each holds the CPU token its constructor got from [`HostFeatures`] (so an
+//! hands out; each holds the CPU token its constructor got from [`HostFeatures`](cryptoreg_registry::HostFeatures) (so an
 //! entry is only reachable where its instructions exist) and its key, wiped on drop.
 //!
 //! Semantics are the shared rules of [`crate::chacha20`] (the generic drivers'): 32-byte
@@ -25,7 +25,7 @@
 //! gets a boxed per-request cipher.
 //!
 //! Out-of-place requests (`*_to`) read `src` and write `dst` in one pass, through the same
-//! entries; the pointers come from [`RawInOut`] (identical or disjoint).
+//! entries; the pointers come from `x86::inout::RawInOut` (identical or disjoint).
 //!
 //! The `raw` module (hidden from the docs) exposes the entries to the `cryptoreg-emu`
 //! crate, which runs the AVX-512 ones under the Bochs emulator (`cargo xtask emu`).

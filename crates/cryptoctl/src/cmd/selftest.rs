@@ -59,22 +59,46 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     }
 }
 
-#[derive(Serialize)]
+/// The boot's self-test report and the driver each algorithm name resolves to.
 struct BootReport {
     /// Boot (self-tests included) plus the resolution of every name, in milliseconds.
     elapsed_ms: f64,
-    /// The boot alone.
-    boot_ms: f64,
-    mode: &'static str,
-    seed: String,
-    drivers: Vec<DriverReport>,
-    /// What was not tested, in words.
-    warnings: Vec<String>,
+    /// The boot's own report (its `elapsed_ms` is the boot alone).
+    report: SelftestReport,
     /// Algorithm name -> the driver a request gets now (null if none).
     chosen: BTreeMap<String, Option<String>>,
     /// Why a name resolves to nothing.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     errors: BTreeMap<String, String>,
+}
+
+/// The JSON shape: the report's fields beside the totals (`boot_ms` is the report's
+/// `elapsed_ms`).
+impl Serialize for BootReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            elapsed_ms: f64,
+            boot_ms: f64,
+            mode: &'a str,
+            seed: &'a str,
+            drivers: &'a [DriverReport],
+            warnings: &'a [String],
+            chosen: &'a BTreeMap<String, Option<String>>,
+            #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+            errors: &'a BTreeMap<String, String>,
+        }
+        Wire {
+            elapsed_ms: self.elapsed_ms,
+            boot_ms: self.report.elapsed_ms,
+            mode: self.report.mode,
+            seed: &self.report.seed,
+            drivers: &self.report.drivers,
+            warnings: &self.report.warnings,
+            chosen: &self.chosen,
+            errors: &self.errors,
+        }
+        .serialize(s)
+    }
 }
 
 /// The boot report of a live process (`--socket`): its boot's self-test report, and the
@@ -99,11 +123,7 @@ fn live_report(path: &std::path::Path) -> Result<BootReport, CliError> {
     }
     Ok(BootReport {
         elapsed_ms: report.elapsed_ms + start.elapsed().as_secs_f64() * 1e3,
-        boot_ms: report.elapsed_ms,
-        mode: report.mode,
-        seed: report.seed,
-        drivers: report.drivers,
-        warnings: report.warnings,
+        report,
         chosen,
         errors,
     })
@@ -156,18 +176,12 @@ fn offline_report(g: &Globals, args: &Args) -> Result<BootReport, CliError> {
         }
     }
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
-    let report = reg.selftest_report();
-    let out = BootReport {
+    Ok(BootReport {
         elapsed_ms,
-        boot_ms: report.elapsed_ms,
-        mode: report.mode,
-        seed: report.seed,
-        drivers: report.drivers,
-        warnings: report.warnings,
+        report: reg.selftest_report(),
         chosen,
         errors,
-    };
-    Ok(out)
+    })
 }
 
 fn finish(text: String, out: &BootReport) -> Result<String, CliError> {
@@ -192,38 +206,11 @@ fn finish(text: String, out: &BootReport) -> Result<String, CliError> {
     Ok(text)
 }
 
+/// The report as `SelftestReport`'s `Display` writes it (summary, warnings, the driver
+/// table, failures with their replay commands), then the driver chosen for each name and
+/// the total time.
 fn boot_human(r: &BootReport) -> String {
-    let tests: usize = r.drivers.iter().map(|d| d.tests).sum();
-    let failed: Vec<&DriverReport> = r
-        .drivers
-        .iter()
-        .filter(|d| !d.failures.is_empty())
-        .collect();
-    let mut out = format!(
-        "self-test: mode {}, seed {}, {} drivers, {} checks, {} failed; {:.1} ms (boot {:.1} ms)\n\n",
-        r.mode,
-        r.seed,
-        r.drivers.len(),
-        tests,
-        failed.len(),
-        r.elapsed_ms,
-        r.boot_ms
-    );
-    for w in &r.warnings {
-        out.push_str(&format!("warning: {w}\n"));
-    }
-    if !r.warnings.is_empty() {
-        out.push('\n');
-    }
-    let mut t = Table::new(&[
-        ("DRIVER", Align::Left),
-        ("STATE", Align::Left),
-        ("TESTS", Align::Right),
-    ]);
-    for d in &r.drivers {
-        t.row([d.driver.clone(), d.state.to_string(), d.tests.to_string()]);
-    }
-    out.push_str(&t.render(""));
+    let mut out = r.report.to_string();
     out.push_str("\nchosen:\n");
     let mut c = Table::new(&[("", Align::Left), ("", Align::Left), ("", Align::Left)]);
     for (name, driver) in &r.chosen {
@@ -237,23 +224,10 @@ fn boot_human(r: &BootReport) -> String {
         c.row([name.clone(), "->".to_string(), answer]);
     }
     out.extend(c.render("  ").lines().skip(1).map(|l| format!("{l}\n")));
-    if !failed.is_empty() {
-        out.push_str(&format!(
-            "\nFAILED: {} driver(s) failed their self-test and are excluded:\n",
-            failed.len()
-        ));
-        for d in failed {
-            for line in &d.failures {
-                out.push_str(&format!("  {line}\n"));
-                if let Some(seed) = replay_seed(line) {
-                    out.push_str(&format!(
-                        "    replay: cryptoctl selftest --driver {} --seed {seed}\n",
-                        shell_word(&d.driver)
-                    ));
-                }
-            }
-        }
-    }
+    out.push_str(&format!(
+        "\n{:.1} ms in all: the boot and the resolution of every name\n",
+        r.elapsed_ms
+    ));
     out
 }
 
@@ -352,28 +326,6 @@ fn driver_human(r: &DriverRun) -> String {
     out
 }
 
-/// The `seed=0x...` of a replayable failure line, if it has one.
-fn replay_seed(line: &str) -> Option<&str> {
-    let at = line.rfind("seed=")? + "seed=".len();
-    let rest = &line[at..];
-    let end = rest
-        .find(|c: char| !(c.is_ascii_hexdigit() || c == 'x' || c == 'X'))
-        .unwrap_or(rest.len());
-    let seed = &rest[..end];
-    parse_seed(seed).ok().map(|_| seed)
-}
-
-/// Quotes a driver name for a shell if it needs it (`xts(ecb(aes-generic))`).
-fn shell_word(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{s}'")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,21 +338,5 @@ mod tests {
         assert!(parse_seed("0x").is_err());
         assert!(parse_seed("forty-two").is_err());
         assert!(parse_seed("0x1_0000_0000_0000_0000").is_err());
-    }
-
-    #[test]
-    fn replay_seed_is_found_in_a_failure_line() {
-        let line = r#"selftest: skcipher: xts-aes-faulty encryption mismatch on "random: len=523"; cfg="inplace(one list) src_divs=[100.0%@+0]"; seed=0x9e3779b97f4a7c15"#;
-        assert_eq!(replay_seed(line), Some("0x9e3779b97f4a7c15"));
-        assert_eq!(replay_seed("selftest: no vectors for foo"), None);
-    }
-
-    #[test]
-    fn shell_words() {
-        assert_eq!(shell_word("xts-aes-aesni"), "xts-aes-aesni");
-        assert_eq!(
-            shell_word("xts(ecb(aes-generic))"),
-            "'xts(ecb(aes-generic))'"
-        );
     }
 }
