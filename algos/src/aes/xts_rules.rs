@@ -1,7 +1,7 @@
 //! Rules every XTS driver shares (IEEE 1619-2007, NIST SP 800-38E), so the template and
 //! the SIMD drivers refuse exactly the same inputs.
 
-use cryptoreg_registry::{Error, Result};
+use cryptoreg_registry::{check_key_len, Error, Result};
 
 /// XTS-AES key sizes: two AES-128 or two AES-256 keys (IEEE 1619 has no AES-192 XTS; the
 /// kernel accepts it, and so do we: 48 bytes).
@@ -10,13 +10,7 @@ pub const XTS_KEY_SIZES: [usize; 3] = [32, 48, 64];
 /// Checks an XTS key: a valid double length, and (as FIPS 140 requires, SP 800-38E) the
 /// data key and tweak key must differ. The comparison is constant-time in the key bytes.
 pub fn verify_xts_key(driver: &str, key: &[u8]) -> Result<()> {
-    if !XTS_KEY_SIZES.contains(&key.len()) {
-        return Err(Error::InvalidKeyLength {
-            driver: driver.to_string(),
-            len: key.len(),
-            valid: cryptoreg_registry::KeyLengths::list(&XTS_KEY_SIZES),
-        });
-    }
+    check_key_len(driver, key, &XTS_KEY_SIZES)?;
     let (k1, k2) = key.split_at(key.len() / 2);
     let diff = k1.iter().zip(k2).fold(0u8, |acc, (a, b)| acc | (a ^ b));
     if diff == 0 {

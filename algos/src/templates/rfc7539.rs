@@ -229,13 +229,7 @@ impl AeadImpl for ChaChaPoly {
             Flavor::Rfc7539 => CHACHA_KEY_SIZE,
             Flavor::Esp => CHACHA_KEY_SIZE + ESP_SALT_SIZE,
         };
-        if key.len() != want {
-            return Err(Error::InvalidKeyLength {
-                driver: self.driver().to_string(),
-                len: key.len(),
-                valid: cryptoreg_registry::KeyLengths::list(&[want]),
-            });
-        }
+        cryptoreg_registry::check_key_len(self.driver(), key, &[want])?;
         self.keyed = false;
         self.chacha.set_key(&key[..CHACHA_KEY_SIZE])?;
         if self.flavor == Flavor::Esp {
