@@ -1,6 +1,7 @@
 //! Reports: listings (`cryptoctl list`, a `/proc/crypto` text), `explain` and the boot's
 //! self-test report. Data first (serializable), text on top.
 
+use crate::alg::DriverInfo;
 use crate::config::SelftestMode;
 use crate::policy::ZMM_DEMOTED_PRIORITY;
 
@@ -281,6 +282,24 @@ impl std::fmt::Display for SelftestReport {
 }
 
 /// The `seed=0x...` of a replayable failure line, if it has one.
+/// Why a candidate at the chosen one's own priority lost, by the resolver's tie rules
+/// (`resolve::candidate_order`): a registered driver before a template instance, then the
+/// driver name that sorts first. `None` where those rules would have put the candidate
+/// first, so something else (its state) decided.
+fn tie_verdict(priority: u32, candidate: &DriverInfo, chosen: &DriverInfo) -> Option<String> {
+    match (candidate.is_instance(), chosen.is_instance()) {
+        (true, false) => Some(format!(
+            "tie at priority {priority}: a driver goes before an instance"
+        )),
+        (false, true) => None,
+        _ if chosen.driver() < candidate.driver() => Some(format!(
+            "tie at priority {priority}: {} sorts first",
+            chosen.driver()
+        )),
+        _ => None,
+    }
+}
+
 fn replay_seed(line: &str) -> Option<&str> {
     let at = line.rfind("seed=")? + "seed=".len();
     let rest = &line[at..];
@@ -481,8 +500,13 @@ impl Registry {
                     format!("not asked for: {name} is pinned by driver name")
                 } else if described && chosen_key.is_some() {
                     format!("not asked for: {name} describes another implementation")
-                } else if let Some(cp) = chosen_prio {
+                } else if let Some(cp) = chosen_prio.filter(|&cp| priority < cp) {
                     format!("lower priority ({priority} < {cp})")
+                } else if let Some(tie) = chosen_entry
+                    .filter(|_| chosen_prio == Some(priority))
+                    .and_then(|c| tie_verdict(priority, &e.info, &c.info))
+                {
+                    tie
                 } else {
                     state.to_string()
                 };
