@@ -18,6 +18,10 @@ pub struct CpuInfo {
     /// name (`ARM`, `Apple`), or `unknown` when the kernel does not expose the MIDR (as
     /// under QEMU's user-mode emulator).
     pub vendor: String,
+    /// The brand string the CPU reports of itself (x86-64: CPUID leaves
+    /// 0x8000_0002..=0x8000_0004, as `lscpu`'s "Model name"), `None` for a preset and on
+    /// arm64, where no register holds one (the implementer and part number identify it).
+    pub brand: Option<String>,
     /// Display family (base family plus extended family when the base is 0xF).
     pub family: u32,
     /// Display model (extended model folded in for family 6 and 0xF and above).
@@ -282,6 +286,7 @@ impl CpuInfo {
         PRESETS.iter().find(|p| p.name == name).map(|p| CpuInfo {
             arch: p.arch,
             vendor: p.vendor.to_string(),
+            brand: None,
             family: p.family,
             model: p.model,
             stepping: p.stepping,
@@ -303,6 +308,7 @@ impl CpuInfo {
                 Some(id) => id.implementer_name().to_string(),
                 None => vendor,
             },
+            brand: native_brand(),
             family,
             model,
             stepping,
@@ -334,6 +340,31 @@ fn native_signature() -> (String, u32, u32, u32) {
         model,
         stepping,
     )
+}
+
+/// CPUID's brand string, without the padding (NULs, and the leading spaces some Intel
+/// parts put there); `None` when the extended leaves stop short of it.
+#[cfg(target_arch = "x86_64")]
+fn native_brand() -> Option<String> {
+    use std::arch::x86_64::__cpuid;
+    if __cpuid(0x8000_0000).eax < 0x8000_0004 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(48);
+    for leaf in 0x8000_0002u32..=0x8000_0004 {
+        let r = __cpuid(leaf);
+        for reg in [r.eax, r.ebx, r.ecx, r.edx] {
+            bytes.extend_from_slice(&reg.to_le_bytes());
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let brand = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    (!brand.is_empty()).then(|| brand.to_string())
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn native_brand() -> Option<String> {
+    None
 }
 
 #[cfg(not(target_arch = "x86_64"))]

@@ -25,9 +25,23 @@ fn cpu_json_has_the_identity_and_policy_fields() {
             v.get("implementer").is_none() && v.get("part").is_none(),
             "{v:#}"
         );
+        // The brand string is CPUID's, as the kernel shows it as "model name".
+        let brand = v["brand"]
+            .as_str()
+            .expect("x86-64 CPUs have a brand string");
+        assert!(!brand.is_empty() && brand.trim() == brand, "{brand:?}");
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        if let Some(line) = cpuinfo.lines().find(|l| l.starts_with("model name")) {
+            assert_eq!(line.split_once(':').unwrap().1.trim(), brand);
+        }
+        assert!(
+            text(&["cpu"]).contains(&format!("brand     {brand}")),
+            "the text shows the brand"
+        );
     } else if cfg!(target_arch = "aarch64") {
         assert_eq!(v["arch"], "aarch64");
         assert!(has("neon") && !has("sse2"), "{v:#}");
+        assert_eq!(v["brand"], Value::Null, "no brand register on arm64");
         // The MIDR may be hidden (QEMU user mode): then null, and the text says "unknown".
         for field in ["implementer", "part"] {
             assert!(v[field].is_string() || v[field].is_null(), "{field}: {v:#}");
@@ -55,6 +69,7 @@ fn cpu_icelake_server_shows_its_policy_row() {
     assert_eq!(v["model_hex"], "0x6a");
     assert_eq!(v["source"], "icelake-server");
     assert_eq!(v["simulated"], true);
+    assert_eq!(v["brand"], Value::Null, "a preset has no brand string");
     assert!(v["host_features"].is_array());
     let rows = v["policy"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{v:#}");

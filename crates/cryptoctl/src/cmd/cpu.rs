@@ -1,5 +1,5 @@
 //! `cryptoctl cpu`: the CPU identity the registry plans for, as the policy sees it —
-//! architecture, vendor, family/model/stepping after the CPUID extension arithmetic (on
+//! architecture, vendor, brand string, family/model/stepping after the CPUID extension arithmetic (on
 //! arm64 instead: the `MIDR_EL1` implementer and part number, "unknown" where the kernel
 //! does not expose them, as under QEMU's user-mode emulator), features (after
 //! `cpu.disable` masks), and which `cpu-models.toml` rows match, with the consequence.
@@ -19,6 +19,8 @@ struct CpuReport {
     /// `x86_64` or `aarch64`.
     arch: &'static str,
     vendor: String,
+    /// The CPU's brand string (x86-64 CPUID); null for a preset and on arm64.
+    brand: Option<String>,
     family: u32,
     family_hex: String,
     model: u32,
@@ -71,6 +73,7 @@ pub fn run(g: &Globals) -> Result<String, CliError> {
     let report = CpuReport {
         arch: cpu.arch.name(),
         vendor: cpu.vendor.clone(),
+        brand: cpu.brand.clone(),
         family: cpu.family,
         family_hex: format!("{:#x}", cpu.family),
         model: cpu.model,
@@ -105,6 +108,9 @@ fn human(r: &CpuReport) -> String {
     };
     t.row(["arch".to_string(), r.arch.to_string()]);
     t.row(["vendor".to_string(), r.vendor.clone()]);
+    if let Some(brand) = &r.brand {
+        t.row(["brand".to_string(), brand.clone()]);
+    }
     match (&r.implementer, &r.part) {
         (Some(implementer), Some(part)) => {
             let or_unknown = |v: &Option<String>| v.clone().unwrap_or("unknown".to_string());
