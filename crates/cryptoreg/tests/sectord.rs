@@ -32,6 +32,11 @@ const WRITERS: u64 = 4;
 /// Builds the example and returns its path: `<target>/<profile dir>/examples/sectord`,
 /// next to this test's own `deps/` directory.
 fn sectord_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_sectord).clone()
+}
+
+fn build_sectord() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -351,5 +356,61 @@ fn sectord_keeps_every_sector_while_an_operator_moves_its_handles() {
         }
     }
     drop(svc);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sectord_help_prints_its_usage_and_succeeds() {
+    let out = through_runner(&sectord_binary())
+        .arg("--help")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(
+        stdout.starts_with("usage: sectord --store FILE"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("error") && !stderr.contains("error"),
+        "{stderr}"
+    );
+}
+
+/// SIGTERM and SIGINT end the service with status 0 and take both its sockets with it.
+#[test]
+fn sectord_removes_its_sockets_on_sigterm_and_sigint() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let bin = sectord_binary();
+    let dir = std::env::temp_dir().join(format!("cryptoreg-sectord-sig-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("cryptoreg.toml");
+    std::fs::write(&config, common::kat_config("")).unwrap();
+    let key_path = dir.join("key");
+    std::fs::write(&key_path, common::xts_key(9, 32)).unwrap();
+    for signal in [Signal::SIGTERM, Signal::SIGINT] {
+        let mut svc = start(&bin, dir.join(signal.as_str()), &config, &key_path);
+        let (ctl, data) = (svc.ctl(), svc.data());
+        // A client mid-session does not keep it alive.
+        let mut conn = Conn::new(&data);
+        conn.write(3, &common::bytes(3, SECTOR));
+        kill(Pid::from_raw(svc.child.id() as i32), signal).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = svc.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "{signal}: sectord did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "{signal}: {status}");
+        assert!(!ctl.exists(), "{signal}: {} left behind", ctl.display());
+        assert!(!data.exists(), "{signal}: {} left behind", data.display());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,11 +23,12 @@ pub struct Args {
     pub key_file: Option<PathBuf>,
 }
 
-const USAGE: &str = "usage: sectord --store FILE --socket CONTROL_PATH --data DATA_PATH \
+pub const USAGE: &str = "usage: sectord --store FILE --socket CONTROL_PATH --data DATA_PATH \
                      [--sectors N] [--key-file KEY]";
 
 impl Args {
-    pub fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
+    /// The arguments, or `None` when `-h`/`--help` asked for the usage text instead.
+    pub fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
         let (mut store, mut socket, mut data, mut key_file) = (None, None, None, None);
         let mut sectors = 1024u64;
         while let Some(flag) = it.next() {
@@ -44,18 +45,18 @@ impl Args {
                         .filter(|&n| n > 0 && n <= 1 << 32)
                         .ok_or("--sectors takes a number in 1..=2^32")?
                 }
-                "-h" | "--help" => return Err(USAGE.to_string()),
+                "-h" | "--help" => return Ok(None),
                 other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
             }
         }
         let need = |v: Option<PathBuf>, name: &str| v.ok_or(format!("{name} is required\n{USAGE}"));
-        Ok(Args {
+        Ok(Some(Args {
             store: need(store, "--store")?,
             socket: need(socket, "--socket")?,
             data: need(data, "--data")?,
             sectors,
             key_file,
-        })
+        }))
     }
 
     /// The XTS key: the key file's bytes (32 or 64), or the demo key, announced.

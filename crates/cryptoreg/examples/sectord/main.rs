@@ -23,7 +23,11 @@
 //! to the new driver without a restart. Data written under one driver reads back under
 //! any other: they all compute the same XTS.
 //!
-//! It runs until killed; it prints `sectord: ready` on stderr once both sockets listen.
+//! It prints `sectord: ready` on stderr once both sockets listen, and runs until SIGTERM
+//! or SIGINT, which remove both sockets and exit 0. The signals are blocked in every
+//! thread and one thread waits for them (`sigwait`), so no handler runs in signal context
+//! and nothing needs `unsafe`. Any other ending (SIGKILL, a crash) leaves the socket
+//! files; the next start replaces them.
 
 mod args;
 mod protocol;
@@ -33,9 +37,12 @@ use std::os::unix::net::UnixListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use cryptoreg::control::{serve, ServeOptions};
+use std::path::PathBuf;
 
-use crate::args::Args;
+use cryptoreg::control::{serve, ServeOptions};
+use nix::sys::signal::{SigSet, Signal};
+
+use crate::args::{Args, USAGE};
 use crate::store::Store;
 
 /// Clients served at once; more are answered `ERR busy` and closed.
@@ -49,7 +56,15 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let args = Args::parse(std::env::args().skip(1))?;
+    let Some(args) = Args::parse(std::env::args().skip(1))? else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    // Blocked before any thread starts, so every thread inherits the mask and only the
+    // waiter below ever takes these signals.
+    let stop = stop_signals();
+    stop.thread_block()
+        .map_err(|e| format!("blocking SIGTERM and SIGINT: {e}"))?;
     let key = args.key()?;
     let registry = cryptoreg::registry().map_err(|e| format!("booting the registry: {e}"))?;
     let prepared = registry
@@ -72,6 +87,8 @@ fn run() -> Result<(), String> {
     let _ = std::fs::remove_file(&args.data);
     let listener = UnixListener::bind(&args.data)
         .map_err(|e| format!("data socket {}: {e}", args.data.display()))?;
+    let sockets = vec![args.socket.clone(), args.data.clone()];
+    std::thread::spawn(move || remove_sockets_on_stop(stop, sockets));
     eprintln!(
         "sectord: ready: {} sectors in {}, control {}, data {}",
         args.sectors,
@@ -98,4 +115,29 @@ fn run() -> Result<(), String> {
         });
     }
     Ok(())
+}
+
+fn stop_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGINT);
+    set
+}
+
+/// Waits for SIGTERM or SIGINT, then removes the sockets and ends the process. The store
+/// needs no flush: each write was handed to the kernel before its answer was sent, and a
+/// request still in flight gets no answer.
+fn remove_sockets_on_stop(stop: SigSet, sockets: Vec<PathBuf>) {
+    let signal = match stop.wait() {
+        Ok(signal) => signal,
+        Err(e) => {
+            eprintln!("sectord: waiting for signals: {e}");
+            return;
+        }
+    };
+    for path in &sockets {
+        let _ = std::fs::remove_file(path);
+    }
+    eprintln!("sectord: {signal}: sockets removed, exiting");
+    std::process::exit(0);
 }
