@@ -11,6 +11,7 @@ use crate::host::HostFeatures;
 use crate::stats::{DriverStats, HandleCell};
 use crate::traits::{BlockCipherImpl, SkcipherImpl};
 use crate::walk::{walk_in_place, walk_to, Direction};
+use zeroize::Zeroizing;
 
 /// A registry handle's link to its entry: the handle's own counter cell (registered in
 /// the entry's [`DriverStats`], folded in on drop) and the generation it was resolved
@@ -41,6 +42,14 @@ impl HandleGuard {
     }
 }
 
+impl HandleGuard {
+    /// The guard of a clone: a new allocation of the same entry (refcnt + 1) under the
+    /// same generation, so `is_current()` answers for the clone as for the original.
+    fn duplicate(&self) -> HandleGuard {
+        HandleGuard::new(&self.stats, self.generation, &self.current)
+    }
+}
+
 impl Drop for HandleGuard {
     fn drop(&mut self) {
         self.stats.retire(self.id);
@@ -52,9 +61,53 @@ struct Common {
     info: Arc<DriverInfo>,
     keyed: bool,
     guard: Option<HandleGuard>,
+    /// The features the driver instance was built for (the registry's token, with the
+    /// operator's mask), so a clone builds its own instance for the same ones.
+    host: HostFeatures,
+    /// The last key set, kept only so that `Clone` can key the clone's own instance (a
+    /// driver's schedule cannot be copied through `dyn`); zeroized when replaced, when
+    /// a `set_key` fails and on drop.
+    key: Option<Zeroizing<Vec<u8>>>,
 }
 
+/// Why rebuilding a handle's driver instance for a clone cannot fail: the original was
+/// built by the same factory for the same features and keyed with the same key.
+pub(crate) const CLONE_REBUILDS: &str = "a clone's driver instance is built as the original's was";
+
 impl Common {
+    fn new(
+        info: Arc<DriverInfo>,
+        keyed: bool,
+        host: &HostFeatures,
+        guard: Option<HandleGuard>,
+    ) -> Common {
+        Common {
+            info,
+            keyed,
+            guard,
+            host: *host,
+            key: None,
+        }
+    }
+
+    /// Records a key the driver accepted (or forgets it when `key` is `None`: a refused
+    /// `set_key` leaves the handle unkeyed).
+    fn remember_key(&mut self, key: Option<&[u8]>) {
+        self.key = key.map(|k| Zeroizing::new(k.to_vec()));
+    }
+
+    /// The common part of a clone: the same driver, key state and features, its own
+    /// counter cell (one more allocation of the entry) under the same generation.
+    fn duplicate(&self) -> Common {
+        Common {
+            info: Arc::clone(&self.info),
+            keyed: self.keyed,
+            guard: self.guard.as_ref().map(HandleGuard::duplicate),
+            host: self.host,
+            key: self.key.clone(),
+        }
+    }
+
     /// Counts one request on this handle's own cell (nothing for handles built outside
     /// the registry).
     #[inline(always)]
@@ -172,6 +225,35 @@ macro_rules! handle_debug {
 handle_debug!(Cipher);
 handle_debug!(Skcipher);
 
+/// `Clone` for a handle: the clone has its own driver instance of the same driver, built
+/// for the same features and keyed with the same key (the kept copy, zeroized with the
+/// handle), and counts as one more allocation (`refcnt` + 1) under the original's
+/// generation, so `is_current()` is the same for both. A clone made after an operator's
+/// change still serves the original's driver, as the original does; re-allocate to move.
+macro_rules! handle_clone {
+    ($ty:ident, $factory:ident $(, $field:ident)*) => {
+        impl Clone for $ty {
+            fn clone(&self) -> $ty {
+                let Factory::$factory(f) = &self.common.info.factory() else {
+                    unreachable!("{}", $crate::handle::CLONE_REBUILDS);
+                };
+                let mut imp = f(&self.common.host).expect($crate::handle::CLONE_REBUILDS);
+                if let Some(key) = &self.common.key {
+                    imp.set_key(key).expect($crate::handle::CLONE_REBUILDS);
+                }
+                $ty {
+                    imp,
+                    common: self.common.duplicate(),
+                    $($field: self.$field,)*
+                }
+            }
+        }
+    };
+}
+
+handle_clone!(Cipher, Cipher);
+handle_clone!(Skcipher, Skcipher);
+
 // After the macros above: the AEAD and hash handles use them (textual macro scope).
 mod aead;
 mod hash;
@@ -196,11 +278,7 @@ impl Cipher {
         };
         Ok(Cipher {
             imp: f(host)?,
-            common: Common {
-                info,
-                keyed: false,
-                guard,
-            },
+            common: Common::new(info, false, host, guard),
         })
     }
 
@@ -209,9 +287,11 @@ impl Cipher {
     /// Sets the key.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
         self.common.keyed = false;
+        self.common.remember_key(None);
         self.common.check_key_range(key)?;
         self.imp.set_key(key)?;
         self.common.keyed = true;
+        self.common.remember_key(Some(key));
         Ok(())
     }
 
@@ -262,11 +342,7 @@ impl Skcipher {
         };
         Ok(Skcipher {
             imp: f(host)?,
-            common: Common {
-                info,
-                keyed: false,
-                guard,
-            },
+            common: Common::new(info, false, host, guard),
         })
     }
 
@@ -280,9 +356,11 @@ impl Skcipher {
     /// Sets the key. For XTS this is both halves; equal halves are refused.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
         self.common.keyed = false;
+        self.common.remember_key(None);
         self.common.check_key_range(key)?;
         self.imp.set_key(key)?;
         self.common.keyed = true;
+        self.common.remember_key(Some(key));
         Ok(())
     }
 

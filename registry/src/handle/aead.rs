@@ -41,6 +41,8 @@ impl std::fmt::Debug for Aead {
     }
 }
 
+handle_clone!(Aead, Aead, authsize);
+
 impl Aead {
     pub(crate) fn build(
         info: Arc<DriverInfo>,
@@ -59,11 +61,7 @@ impl Aead {
         Ok(Aead {
             imp: f(host)?,
             authsize: info.out_size(),
-            common: Common {
-                info,
-                keyed: false,
-                guard,
-            },
+            common: Common::new(info, false, host, guard),
         })
     }
 
@@ -87,9 +85,11 @@ impl Aead {
     /// Sets the key.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
         self.common.keyed = false;
+        self.common.remember_key(None);
         self.common.check_key_range(key)?;
         self.imp.set_key(key)?;
         self.common.keyed = true;
+        self.common.remember_key(Some(key));
         Ok(())
     }
 

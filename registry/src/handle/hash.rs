@@ -56,6 +56,7 @@ pub struct Hash {
 }
 
 handle_debug!(Hash);
+handle_clone!(Hash, Hash);
 
 impl Hash {
     pub(crate) fn build(
@@ -68,11 +69,7 @@ impl Hash {
         };
         Ok(Hash {
             imp: f(host)?,
-            common: Common {
-                keyed: info.sizes().max_key == 0,
-                info,
-                guard,
-            },
+            common: Common::new(Arc::clone(&info), info.sizes().max_key == 0, host, guard),
         })
     }
 
@@ -99,9 +96,11 @@ impl Hash {
             });
         }
         self.common.keyed = false;
+        self.common.remember_key(None);
         self.common.check_key_range(key)?;
         self.imp.set_key(key)?;
         self.common.keyed = true;
+        self.common.remember_key(Some(key));
         Ok(())
     }
 
