@@ -32,6 +32,7 @@
 mod alg;
 pub mod aliases;
 mod arch;
+pub mod common_names;
 mod config;
 mod cpu;
 mod error;
@@ -51,6 +52,7 @@ pub mod walk;
 
 pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes, Template};
 pub use arch::Arch;
+pub use common_names::lookup_common;
 pub use config::{
     Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
     DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,

@@ -426,6 +426,56 @@ fn selftest_with_tests_off_reports_untested() {
     assert!(v["chosen"]["aes"].is_string(), "{v:#}");
 }
 
+/// OpenSSL's and IANA's names explain and measure the registry's algorithm they name; a
+/// near miss gets the nearest names; the strict grammar stays everywhere else.
+#[test]
+fn common_names_are_accepted_and_near_misses_get_suggestions() {
+    let dir = TempDir::new("common");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let own = json(&["explain", "gcm(aes)", "--json", "--config", c]);
+    for typed in ["aes-256-gcm", "AES_128_GCM", "TLS_AES_256_GCM_SHA384"] {
+        let v = json(&["explain", typed, "--json", "--config", c]);
+        assert_eq!(v["name"], "gcm(aes)", "{typed}");
+        assert_eq!(v["chosen"], own["chosen"], "{typed}");
+    }
+    let t = text(&["explain", "chacha20-poly1305", "--config", c]);
+    assert!(
+        t.starts_with("chacha20-poly1305: rfc7539(chacha20,poly1305) with 256-bit keys\n"),
+        "{t}"
+    );
+    // The common name's key size, unless --key-bits says otherwise.
+    let speed = |name: &str, extra: &[&str]| {
+        let mut a = vec![
+            "speed",
+            name,
+            "--sizes",
+            "64",
+            "--time-ms",
+            "1",
+            "--config",
+            c,
+        ];
+        a.extend_from_slice(extra);
+        text(&a)
+    };
+    assert!(speed("aes-128-xts", &[]).contains("xts(aes), 2x128-bit keys"));
+    assert!(speed("aes-256-ctr", &[]).contains("ctr(aes), 256-bit key"));
+    assert!(speed("aes-256-ctr", &["--key-bits", "192"]).contains("ctr(aes), 192-bit key"));
+
+    let err = fails(&["explain", "aes-265-gcm", "--config", c], 2);
+    assert!(err.contains("did you mean `aes-256-gcm`"), "{err}");
+    let err = fails(&["explain", "gcm(aes", "--config", c], 2);
+    assert!(err.contains("did you mean `gcm(aes)`"), "{err}");
+    let err = fails(&["speed", "xts(aesx)", "--config", c], 2);
+    assert!(err.contains("did you mean `xts(aes)`"), "{err}");
+    // Nothing near: no suggestion.
+    let err = fails(&["explain", "rot13", "--config", c], 2);
+    assert!(!err.contains("did you mean"), "{err}");
+    // The editors keep the strict grammar: a common name is not a driver.
+    fails(&["--config", c, "disable", "aes-256-gcm"], 2);
+}
+
 #[test]
 fn speed_json_rows() {
     let dir = TempDir::new("speed");

@@ -32,7 +32,8 @@ pub mod rustcrypto;
 // The user's API, as the kernel's `include/crypto/skcipher.h`: boot, the registry, the
 // handles, configuration, the CPU identity, errors and reports. Nothing a driver author
 // needs (records, constructors, traits, the walker) is at the root: that is `driver`.
-pub use cryptoreg_registry::{aliases, AdminOp, Change, ChangeEffect, DriverStatsReport};
+pub use cryptoreg_registry::{aliases, common_names, lookup_common};
+pub use cryptoreg_registry::{AdminOp, Change, ChangeEffect, DriverStatsReport};
 pub use cryptoreg_registry::{
     Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, KeyLengths,

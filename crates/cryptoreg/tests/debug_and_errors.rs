@@ -212,3 +212,22 @@ fn a_wrong_type_reads_with_the_right_article() {
     let text = reg.alloc_hash("xts(aes)").unwrap_err().to_string();
     assert!(text.ends_with(" is an skcipher, not a hash"), "{text}");
 }
+
+/// `lookup_common` maps the names users know; allocation keeps the strict grammar.
+#[test]
+fn common_names_map_through_lookup_common_but_never_allocate() {
+    let reg = registry();
+    let (alg, bits) = cryptoreg::lookup_common("AES-256-GCM").unwrap();
+    assert_eq!((alg, bits), ("gcm(aes)", 256));
+    let mut h = reg.alloc_aead(alg).unwrap();
+    h.set_key(&vec![1u8; bits as usize / 8]).unwrap();
+    for typed in ["aes-256-gcm", "AES_256_GCM", "chacha20-poly1305"] {
+        assert!(
+            matches!(
+                reg.alloc_aead(typed),
+                Err(Error::NotFound(_) | Error::InvalidName { .. })
+            ),
+            "{typed}"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 use cryptoreg::control::Request;
 use cryptoreg::Explanation;
 
-use crate::cmd::{live, simulated_note, Globals};
+use crate::cmd::{common_name, live, simulated_note, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
@@ -13,7 +13,13 @@ use crate::table::{Align, Table};
 ///
 /// A name nothing answers to is a usage error (exit 2). A name whose candidates are all
 /// refused is still explained (exit 0): the explanation is the answer asked for.
-pub fn run(g: &Globals, name: &str) -> Result<String, CliError> {
+///
+/// OpenSSL's and IANA's common names (`aes-256-gcm`) are explained as the registry's
+/// algorithm they name, with a line saying so; an unknown name's error suggests the
+/// nearest known names.
+pub fn run(g: &Globals, typed: &str) -> Result<String, CliError> {
+    let mapped = common_name::map(typed);
+    let name = mapped.name.as_str();
     let (ex, note) = match &g.socket {
         Some(path) => (
             live::call::<Explanation>(path, &Request::new("explain").name(name))?,
@@ -25,14 +31,20 @@ pub fn run(g: &Globals, name: &str) -> Result<String, CliError> {
         }
     };
     if ex.chosen.is_none() && ex.candidates.is_empty() {
-        return Err(CliError::Usage(ex.error.unwrap_or_else(|| {
-            format!("no algorithm or driver named {name:?}")
-        })));
+        let message = ex
+            .error
+            .unwrap_or_else(|| format!("no algorithm or driver named {name:?}"));
+        return Err(CliError::Usage(common_name::with_suggestions(
+            message,
+            typed,
+            &g.boot_untested()?,
+        )));
     }
     if g.json {
         return Globals::to_json(&ex);
     }
     let mut out = note;
+    out.push_str(mapped.note.as_deref().unwrap_or(""));
     match (&ex.chosen, &ex.error) {
         (Some(d), _) => out.push_str(&format!("{} -> {d}\n", ex.name)),
         (None, Some(err)) => out.push_str(&format!("{} -> (nothing): {err}\n", ex.name)),

@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use cryptoreg::{Aead, AlgType, Cipher, DriverInfo, Hash, ListEntry, Registry, Skcipher};
 
-use crate::cmd::{speed_plot, Globals};
+use crate::cmd::{common_name, speed_plot, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
 
@@ -179,8 +179,18 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     } else {
         args.sizes.iter().map(|&s| s as usize).collect()
     };
-    let (alg, drivers) = pick_drivers(&reg, &args.name, &args.driver)?;
-    let key_bits = choose_key_bits(&alg, &drivers, args.key_bits)?;
+    // A common name (`aes-256-gcm`) measures the registry's algorithm at its key size,
+    // unless --key-bits says otherwise.
+    let mapped = common_name::map(&args.name);
+    let (alg, drivers) = pick_drivers(&reg, &mapped.name, &args.driver).map_err(|e| match e {
+        CliError::Usage(m) => CliError::Usage(common_name::with_suggestions(m, &args.name, &reg)),
+        other => other,
+    })?;
+    let key_bits = choose_key_bits(
+        &alg,
+        &drivers,
+        args.key_bits.or(mapped.key_bits.map(|b| b as usize)),
+    )?;
     let cell = Duration::from_millis(args.time_ms);
 
     let mut rows = Vec::new();
