@@ -265,7 +265,7 @@ impl Config {
         let fail = |e: &dyn std::fmt::Display| Error::Config(format!("{}: {e}", path.display()));
         let file = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+            .custom_flags(libc::O_NONBLOCK)
             .open(path)
             .map_err(|e| match std::fs::metadata(path) {
                 // A socket cannot be opened at all (ENXIO): say what it is instead.

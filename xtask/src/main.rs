@@ -8,7 +8,8 @@
 //!   check under Valgrind. This is the README's
 //!   test command and what `.ci/run` calls.
 //! * `cargo xtask test` — every test (release-optimized test profile; the RustCrypto adapters' with
-//!   `--all-features`), then the facade's
+//!   `--all-features`; the facade's handle tests again without its `control` feature, whose
+//!   dependency tree must then hold no `nix`), then the facade's
 //!   and the tool's tests again under `--cfg cryptoreg_fault_injection`, which include the
 //!   self-test gate's (in `target/fault-injection`, so the normal build cache survives).
 //! * `cargo xtask emu`  — runs the AVX-512 drivers under the Bochs CPU emulator and
@@ -110,9 +111,40 @@ fn test() -> Result<(), String> {
         "rustcrypto",
     ])?;
     cargo(&["test", "-p", "cryptoreg", "--all-features", "--doc"])?;
+    without_control()?;
     // The fault-injection build proves the self-test gate end to end, in the library
     // and through the command-line tool.
     fault_injection::test(&root())
+}
+
+/// The facade without its default `control` feature, as a service that wants no socket
+/// builds it: it compiles, its lookup and handle tests pass, and nothing in its normal
+/// dependency tree is `nix` (the feature's only reason to exist).
+fn without_control() -> Result<(), String> {
+    let no_default = ["-p", "cryptoreg", "--no-default-features"];
+    let mut args = vec!["test"];
+    args.extend(no_default);
+    args.extend(["--lib", "--test", "debug_and_errors", "--test", "clone"]);
+    cargo(&args)?;
+    let mut tree = vec!["tree", "-e", "normal", "--prefix", "none"];
+    tree.extend(no_default);
+    let out = cargo_command(&tree)
+        .output()
+        .map_err(|e| format!("cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    if let Some(line) = text.lines().find(|l| l.starts_with("nix ")) {
+        return Err(format!(
+            "cryptoreg without `control` still depends on {line}"
+        ));
+    }
+    println!("xtask: cryptoreg without `control`: tests pass, no nix in its dependencies");
+    Ok(())
 }
 
 fn ci() -> Result<(), String> {

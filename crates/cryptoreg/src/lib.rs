@@ -23,7 +23,8 @@ use once_cell::sync::OnceCell;
 // driver into any binary that uses the facade.
 use cryptoreg_algos as _;
 
-#[cfg(unix)]
+#[cfg(all(unix, feature = "control"))]
+#[cfg_attr(docsrs, doc(cfg(all(unix, feature = "control"))))]
 pub mod control;
 
 #[cfg(feature = "rustcrypto")]
