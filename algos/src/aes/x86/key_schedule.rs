@@ -18,9 +18,11 @@ use crate::x86::token::AesNi;
 use cryptoreg_registry::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use crate::x86::wipe_blocks;
+
 /// Expanded AES round keys in FIPS-197 order, as bytes (load with `_mm_loadu_si128` or a
-/// broadcast). Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// broadcast). Wiped on drop (16 bytes a store, [`wipe_blocks`]).
+#[derive(Clone)]
 pub(crate) struct AesRoundKeys {
     /// Encryption round keys; `rounds + 1` of them are used.
     pub(crate) enc: [[u8; 16]; 15],
@@ -30,6 +32,22 @@ pub(crate) struct AesRoundKeys {
     /// 10, 12 or 14.
     pub(crate) rounds: usize,
 }
+
+impl Zeroize for AesRoundKeys {
+    fn zeroize(&mut self) {
+        wipe_blocks(&mut self.enc);
+        wipe_blocks(&mut self.dec);
+        self.rounds.zeroize();
+    }
+}
+
+impl Drop for AesRoundKeys {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for AesRoundKeys {}
 
 impl AesRoundKeys {
     /// An all-zero schedule for AES-128 shape, used as the "no key yet" placeholder so a

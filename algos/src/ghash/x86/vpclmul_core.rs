@@ -28,6 +28,7 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::x86::vector::SimdVec;
+use crate::x86::wipe_blocks;
 
 /// The GHASH reduction constant in the reflected bit order: `x^63 + x^62 + x^57` in the
 /// high qword (what the folds multiply by) and 1 in the low qword; also the value XORed in
@@ -39,8 +40,9 @@ pub(crate) const AGG_BLOCKS: usize = 16;
 
 /// `H^16 .. H^1` (each times `x^-1`, as lane values: little-endian bytes of the reflected
 /// integer), then four zero entries; and `H^32 .. H^17` for the stitched GCM loop, which
-/// reduces once per 32 blocks. Wiped on drop: these are key-derived.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// reduces once per 32 blocks. Wiped on drop: these are key-derived (16 bytes a store,
+/// [`wipe_blocks`]).
+#[derive(Clone)]
 #[repr(C, align(64))]
 pub struct GhashPowers {
     /// `p[i] = K_{16 - i}` for `i < 16`; `p[16..]` are zero.
@@ -48,6 +50,21 @@ pub struct GhashPowers {
     /// `far[i] = K_{32 - i}`.
     pub far: [[u8; 16]; AGG_BLOCKS],
 }
+
+impl Zeroize for GhashPowers {
+    fn zeroize(&mut self) {
+        wipe_blocks(&mut self.p);
+        wipe_blocks(&mut self.far);
+    }
+}
+
+impl Drop for GhashPowers {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for GhashPowers {}
 
 impl GhashPowers {
     /// All zero (no key yet).
@@ -287,5 +304,22 @@ pub(crate) unsafe fn ghash_update<V: SimdVec, const N: usize>(
         }
         a = ghash_short(powers, a, p, left);
         store_acc(a, acc);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 16-byte-store wipe reaches every byte of both tables.
+    #[test]
+    fn zeroize_wipes_every_power() {
+        let mut t = GhashPowers::empty();
+        for (i, b) in t.p.iter_mut().chain(t.far.iter_mut()).enumerate() {
+            *b = [i as u8 | 0x80; 16];
+        }
+        assert!(!t.is_zero());
+        t.zeroize();
+        assert!(t.is_zero());
     }
 }
