@@ -1,21 +1,81 @@
-//! # cryptoreg — the facade
+//! # cryptoreg
 //!
-//! Links every driver (`cryptoreg-algos`) and the self-test runner (`cryptoreg-selftest`)
-//! into the registry (`cryptoreg-registry`) and boots it. A process-wide default registry
-//! works in the manner of rustls's `CryptoProvider`: install one with
-//! [`install_default`], or let the first call of [`registry`] boot one from
-//! `CRYPTOREG_CONFIG` or the embedded defaults; any code may also boot and hold its own.
+//! The Linux kernel crypto API's model in user space: a registry of implementations of
+//! each algorithm (portable constant-time, AES-NI, VAES on ymm and zmm, AVX-512, IFMA,
+//! arm64 Crypto Extensions and NEON), each self-tested on this machine against standard
+//! vectors and the portable driver before first use, and the fastest that passed chosen
+//! for the CPU at run time, by priority. An operator can see and change that choice while
+//! the service runs (`cryptoctl`, the control socket, the configuration file).
 //!
-//! The project README follows; its example is compiled and run as a doc test. (The file
-//! is `crates/cryptoreg/README.md`, a copy of the workspace's `README.md` inside this crate
-//! so that it packages; `cargo xtask ci` fails unless the two are identical, and
-//! `cargo xtask sync` rewrites the copy.)
-#![doc = include_str!("../README.md")]
+//! ```toml
+//! [dependencies]
+//! cryptoreg = "0.1"   # features: `control` (default: the control socket), `rustcrypto`
+//! ```
+//!
+//! One request per handle type:
+//!
+//! ```
+//! # fn main() -> Result<(), cryptoreg::Error> {
+//! // Boots once per process: reads the CPU, applies policy and configuration
+//! // (CRYPTOREG_CONFIG or the embedded defaults), self-tests every driver.
+//! let reg = cryptoreg::registry()?;
+//!
+//! // Skcipher: modes and stream ciphers (xts(aes), ctr(aes), cbc(aes), chacha20).
+//! let mut xts = reg.alloc_skcipher("xts(aes)")?;
+//! xts.set_key(&(0u8..64).collect::<Vec<u8>>())?; // two AES-256 keys
+//! let mut sector = [0u8; 4096];
+//! xts.encrypt_in_place(&7u128.to_le_bytes(), &mut sector)?; // tweak: sector number
+//!
+//! // Aead: a detached tag (gcm(aes), rfc7539(chacha20,poly1305), rfc4106(gcm(aes))).
+//! let mut gcm = reg.alloc_aead("gcm(aes)")?;
+//! gcm.set_key(&[0x22; 32])?;
+//! let nonce = [1u8; 12]; // never twice under one key
+//! let (mut msg, mut tag) = (*b"hello", [0u8; 16]);
+//! gcm.seal(&nonce, b"header", &mut msg, &mut tag)?;
+//! gcm.open(&nonce, b"header", &mut msg, &tag)?; // a bad tag is an error, and no plaintext
+//! assert_eq!(&msg, b"hello");
+//!
+//! // Cipher: single blocks (aes).
+//! let mut aes = reg.alloc_cipher("aes")?;
+//! aes.set_key(&[0x33; 16])?;
+//! let mut block = [0u8; 16];
+//! aes.encrypt_blocks(&mut block)?;
+//!
+//! // Hash: digests and MACs (ghash, poly1305).
+//! let mut mac = reg.alloc_hash("poly1305")?;
+//! mac.set_key(&[0x44; 32])?;
+//! let mut out = [0u8; 16];
+//! mac.digest(b"message", &mut out)?;
+//!
+//! // Which driver this machine chose, and why: `reg.explain("gcm(aes)")`.
+//! println!("{} {} {} {}", xts.driver_name(), gcm.driver_name(), aes.driver_name(), mac.driver_name());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A process-wide default registry works in the manner of rustls's `CryptoProvider`:
+//! install one with [`install_default`], or let the first call of [`registry`] boot one;
+//! any code may also boot and hold its own ([`boot`]). Handles are `Send + Sync + Clone`
+//! and keep their driver whatever the operator changes later; `is_current()` says when a
+//! new allocation might get another one.
+//!
+//! The long guide — concepts, configuration, self-tests, the operator's tools, every
+//! driver and its speed, TLS and QUIC, the layout — is the project README (in this
+//! package as `README.md`: <https://docs.rs/crate/cryptoreg/latest/source/README.md>).
+//! Its examples are compiled and run as doc tests of this crate; the file is a copy of
+//! the workspace's `README.md` that `cargo xtask ci` checks and `cargo xtask sync`
+//! rewrites.
 #![forbid(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::sync::Arc;
+
+// The README's examples, compiled and run as doc tests (not rendered: the crate page
+// above is the short version).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 use once_cell::sync::OnceCell;
 
