@@ -41,7 +41,7 @@ pub(crate) const AGG_BLOCKS: usize = 16;
 /// `H^16 .. H^1` (each times `x^-1`, as lane values: little-endian bytes of the reflected
 /// integer), then four zero entries; and `H^32 .. H^17` for the stitched GCM loop, which
 /// reduces once per 32 blocks. Wiped on drop: these are key-derived (16 bytes a store,
-/// [`wipe_blocks`]).
+/// `x86::wipe_blocks`).
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub struct GhashPowers {
