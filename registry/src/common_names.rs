@@ -10,7 +10,7 @@
 //!
 //! | common names | algorithm | key bits |
 //! | --- | --- | --- |
-//! | `aes-{128,192,256}-gcm`, `id-aes{128,192,256}-gcm`, `aead-aes-{128,256}-gcm`, `aes_128_gcm` | `gcm(aes)` | 128, 192, 256 |
+//! | `aes-{128,192,256}-gcm`, `id-aes{128,192,256}-gcm`, `aead-aes-{128,256}-gcm` | `gcm(aes)` | 128, 192, 256 |
 //! | `tls_aes_128_gcm_sha256`, `tls_aes_256_gcm_sha384` | `gcm(aes)` | 128, 256 |
 //! | `aes-{128,192,256}-ctr`, `aes{128,192,256}-ctr` | `ctr(aes)` | 128, 192, 256 |
 //! | `aes-{128,192,256}-cbc` | `cbc(aes)` | 128, 192, 256 |
@@ -24,7 +24,7 @@
 //! Key bits follow `cryptoctl speed --key-bits`: for XTS the size of each of the two keys,
 //! as OpenSSL's `aes-256-xts` takes two 256-bit keys.
 
-/// `(common name in lower case with `-`, algorithm name, key bits)`.
+/// `(common name, algorithm name, key bits)`; the common name in lower case with `-`.
 pub const COMMON_NAMES: &[(&str, &str, u32)] = &[
     ("aes-128-gcm", "gcm(aes)", 128),
     ("aes-192-gcm", "gcm(aes)", 192),

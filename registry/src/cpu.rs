@@ -357,8 +357,10 @@ fn native_brand() -> Option<String> {
             bytes.extend_from_slice(&reg.to_le_bytes());
         }
     }
-    let text = String::from_utf8_lossy(&bytes);
-    let brand = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    // A C string, as the kernel reads it: whatever follows the first NUL is not part of it.
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let text = String::from_utf8_lossy(&bytes[..end]);
+    let brand = text.trim();
     (!brand.is_empty()).then(|| brand.to_string())
 }
 

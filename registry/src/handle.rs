@@ -232,6 +232,19 @@ handle_debug!(Skcipher);
 /// change still serves the original's driver, as the original does; re-allocate to move.
 macro_rules! handle_clone {
     ($ty:ident, $factory:ident $(, $field:ident)*) => {
+        /// A second handle on the same driver: its own driver instance, built for the same
+        /// features and keyed with the same key (the handle's kept copy, zeroized with it)
+        /// and tag size; one more allocation (`refcnt` + 1) under the original's generation,
+        /// so `is_current()` answers alike. Like the original, it keeps its driver after an
+        /// operator's change, a disable included: it is a copy of a handle already out.
+        ///
+        /// **The clone is the same key.** An AEAD nonce used on one may never be used on
+        /// the other: share one nonce source between them, never one per clone.
+        ///
+        /// Rebuilding cannot fail for the registry's drivers (their constructors and
+        /// `set_key` answer the same for the same features and key). A driver registered
+        /// through `cryptoreg::driver` must keep to that too: a constructor or `set_key`
+        /// that refuses the second time makes `clone` panic.
         impl Clone for $ty {
             fn clone(&self) -> $ty {
                 let Factory::$factory(f) = &self.common.info.factory() else {

@@ -118,7 +118,7 @@ fn test() -> Result<(), String> {
 }
 
 /// The facade without its default `control` feature, as a service that wants no socket
-/// builds it: it compiles, its lookup and handle tests pass, and nothing in its normal
+/// builds it: it compiles, its lookup and handle tests and its crate-page examples pass, and nothing in its normal
 /// dependency tree is `nix` (the feature's only reason to exist).
 fn without_control() -> Result<(), String> {
     let no_default = ["-p", "cryptoreg", "--no-default-features"];
@@ -126,6 +126,11 @@ fn without_control() -> Result<(), String> {
     args.extend(no_default);
     args.extend(["--lib", "--test", "debug_and_errors", "--test", "clone"]);
     cargo(&args)?;
+    // The crate page's examples too (the README's need the socket and are left out).
+    let mut doc = vec!["test"];
+    doc.extend(no_default);
+    doc.push("--doc");
+    cargo(&doc)?;
     let mut tree = vec!["tree", "-e", "normal", "--prefix", "none"];
     tree.extend(no_default);
     let out = cargo_command(&tree)

@@ -73,7 +73,8 @@ use std::sync::Arc;
 
 // The README's examples, compiled and run as doc tests (not rendered: the crate page
 // above is the short version).
-#[cfg(doctest)]
+// Its service example opens the control socket, so they need the `control` feature.
+#[cfg(all(doctest, feature = "control"))]
 #[doc = include_str!("../README.md")]
 mod readme {}
 

@@ -231,3 +231,35 @@ fn common_names_map_through_lookup_common_but_never_allocate() {
         );
     }
 }
+
+/// Every row of the common-names table names an algorithm this registry resolves, at a
+/// key size its chosen driver takes (XTS: two keys of that size), and no common name is
+/// also a registered algorithm or driver name (which `cryptoctl explain` would hide).
+#[test]
+fn every_common_name_resolves_at_its_key_size_and_hides_no_registered_name() {
+    let reg = registry();
+    let listed = reg.list();
+    for (common, alg, bits) in cryptoreg::common_names::COMMON_NAMES {
+        let info = reg
+            .resolve(alg)
+            .unwrap_or_else(|e| panic!("{common} -> {alg}: {e}"));
+        let mut len = *bits as usize / 8;
+        if alg.starts_with("xts(") {
+            len *= 2;
+        }
+        let sizes = info.sizes();
+        assert!(
+            (sizes.min_key..=sizes.max_key).contains(&len),
+            "{common}: {} takes {}..={} key bytes, not {len}",
+            info.driver(),
+            sizes.min_key,
+            sizes.max_key
+        );
+        assert!(
+            listed
+                .iter()
+                .all(|e| e.name != *common && e.driver != *common),
+            "{common} is also a registered name"
+        );
+    }
+}

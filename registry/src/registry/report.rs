@@ -281,7 +281,6 @@ impl std::fmt::Display for SelftestReport {
     }
 }
 
-/// The `seed=0x...` of a replayable failure line, if it has one.
 /// Why a candidate at the chosen one's own priority lost, by the resolver's tie rules
 /// (`resolve::candidate_order`): a registered driver before a template instance, then the
 /// driver name that sorts first. `None` where those rules would have put the candidate
@@ -300,6 +299,7 @@ fn tie_verdict(priority: u32, candidate: &DriverInfo, chosen: &DriverInfo) -> Op
     }
 }
 
+/// The `seed=0x...` of a replayable failure line, if it has one.
 fn replay_seed(line: &str) -> Option<&str> {
     let at = line.rfind("seed=")? + "seed=".len();
     let rest = &line[at..];

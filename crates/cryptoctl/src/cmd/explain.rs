@@ -20,25 +20,31 @@ use crate::table::{Align, Table};
 pub fn run(g: &Globals, typed: &str) -> Result<String, CliError> {
     let mapped = common_name::map(typed);
     let name = mapped.name.as_str();
-    let (ex, note) = match &g.socket {
+    let (ex, note, local) = match &g.socket {
         Some(path) => (
             live::call::<Explanation>(path, &Request::new("explain").name(name))?,
             String::new(),
+            None,
         ),
         None => {
             let reg = g.boot(g.config()?)?;
-            (reg.explain(name), simulated_note(&reg))
+            (reg.explain(name), simulated_note(&reg), Some(reg))
         }
     };
     if ex.chosen.is_none() && ex.candidates.is_empty() {
         let message = ex
             .error
             .unwrap_or_else(|| format!("no algorithm or driver named {name:?}"));
-        return Err(CliError::Usage(common_name::with_suggestions(
-            message,
-            typed,
-            &g.boot_untested()?,
-        )));
+        // Live: the names come from this build's registry (the same drivers), booted
+        // untested; if even that fails, the usage error stands without suggestions.
+        let reg = match local {
+            Some(reg) => Some(reg),
+            None => g.boot_untested().ok(),
+        };
+        return Err(CliError::Usage(match reg {
+            Some(reg) => common_name::with_suggestions(message, typed, &reg),
+            None => message,
+        }));
     }
     if g.json {
         return Globals::to_json(&ex);

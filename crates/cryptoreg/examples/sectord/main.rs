@@ -131,8 +131,9 @@ fn remove_sockets_on_stop(stop: SigSet, sockets: Vec<PathBuf>) {
     let signal = match stop.wait() {
         Ok(signal) => signal,
         Err(e) => {
-            eprintln!("sectord: waiting for signals: {e}");
-            return;
+            // The signals stay blocked: exit rather than run on deaf to them.
+            eprintln!("sectord: error: waiting for SIGTERM/SIGINT: {e}");
+            std::process::exit(1);
         }
     };
     for path in &sockets {
