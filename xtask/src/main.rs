@@ -5,7 +5,8 @@
 //!   published crates with rustdoc's warnings as errors, every test, the proof that
 //!   an `--all-features` build ships no faulty driver, `cargo package` of the published
 //!   crates, the AVX-512 emulation check, the machine-code check and the constant-time
-//!   check under Valgrind. This is the README's
+//!   check under Valgrind, each step's wall time printed as it ends and in a table at
+//!   the end (also when a step fails). This is the README's
 //!   test command and what `.ci/run` calls.
 //! * `cargo xtask test` — every test (release-optimized test profile; the RustCrypto adapters' with
 //!   `--all-features`; the facade's handle tests again without its `control` feature, whose
@@ -152,41 +153,102 @@ fn without_control() -> Result<(), String> {
     Ok(())
 }
 
+/// The wall time of each step of `ci`, printed as a table when `ci` ends (passed or
+/// failed: a failing step is the last row), so a contributor sees where the time goes.
+struct StepTimes {
+    rows: Vec<(&'static str, std::time::Duration, bool)>,
+    start: std::time::Instant,
+}
+
+impl StepTimes {
+    fn new() -> StepTimes {
+        StepTimes {
+            rows: Vec::new(),
+            start: std::time::Instant::now(),
+        }
+    }
+
+    /// Runs one step, timing it and announcing its time.
+    fn step(
+        &mut self,
+        name: &'static str,
+        f: impl FnOnce() -> Result<(), String>,
+    ) -> Result<(), String> {
+        let t = std::time::Instant::now();
+        let r = f();
+        let took = t.elapsed();
+        eprintln!(
+            "xtask: step {name}: {} in {:.0} s",
+            if r.is_ok() { "ok" } else { "FAILED" },
+            took.as_secs_f64()
+        );
+        self.rows.push((name, took, r.is_ok()));
+        r
+    }
+
+    fn table(&self) -> String {
+        let mut out =
+            String::from("xtask ci: step times\n| step | wall | result |\n| --- | ---: | --- |\n");
+        for (name, took, ok) in &self.rows {
+            out.push_str(&format!(
+                "| {name} | {:.0} s | {} |\n",
+                took.as_secs_f64(),
+                if *ok { "ok" } else { "FAILED" }
+            ));
+        }
+        out.push_str(&format!(
+            "| total | {:.0} s | |",
+            self.start.elapsed().as_secs_f64()
+        ));
+        out
+    }
+}
+
 fn ci() -> Result<(), String> {
+    let mut times = StepTimes::new();
+    let result = ci_steps(&mut times);
+    println!("{}", times.table());
+    result
+}
+
+fn ci_steps(t: &mut StepTimes) -> Result<(), String> {
     let root = root();
-    cargo(&["fmt", "--all", "--check"])?;
-    cargo(&[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ])?;
-    // And with every feature on (the RustCrypto adapters).
-    cargo(&[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ])?;
-    // Also the fault-injection build (there are no Cargo features to turn on).
-    fault_injection::clippy(&root)?;
-    println!("{}", package::check_copies(&root)?);
-    doc()?;
-    test()?;
-    println!(
-        "{}",
-        fault_injection::all_features_build_ships_no_faulty_driver(&root)?
-    );
-    package::package()?;
-    asm::run(&root).map(|s| println!("{s}"))?;
-    emu::run(&root).map(|s| println!("{s}"))?;
-    ctgrind::run(&root).map(|s| println!("{s}"))?;
-    arm64::run(&root).map(|s| println!("{s}"))?;
+    t.step("fmt", || cargo(&["fmt", "--all", "--check"]))?;
+    t.step("clippy", || {
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
+        // And with every feature on (the RustCrypto adapters).
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
+        // Also the fault-injection build (there are no Cargo features to turn on).
+        fault_injection::clippy(&root)
+    })?;
+    t.step("copies", || {
+        package::check_copies(&root).map(|s| println!("{s}"))
+    })?;
+    t.step("doc", doc)?;
+    t.step("test", test)?;
+    t.step("no faulty driver shipped", || {
+        fault_injection::all_features_build_ships_no_faulty_driver(&root).map(|s| println!("{s}"))
+    })?;
+    t.step("package", package::package)?;
+    t.step("asm", || asm::run(&root).map(|s| println!("{s}")))?;
+    t.step("emu", || emu::run(&root).map(|s| println!("{s}")))?;
+    t.step("ctgrind", || ctgrind::run(&root).map(|s| println!("{s}")))?;
+    t.step("arm64", || arm64::run(&root).map(|s| println!("{s}")))?;
     Ok(())
 }
 
@@ -218,5 +280,25 @@ fn main() -> ExitCode {
             eprintln!("xtask: error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod step_times_tests {
+    #[test]
+    fn the_table_has_every_step_and_marks_the_failing_one() {
+        let mut t = super::StepTimes::new();
+        assert!(t.step("one", || Ok(())).is_ok());
+        assert_eq!(
+            t.step("two", || Err("boom".into())),
+            Err("boom".to_string())
+        );
+        let table = t.table();
+        assert!(table.contains("| one | 0 s | ok |"), "{table}");
+        assert!(table.contains("| two | 0 s | FAILED |"), "{table}");
+        assert!(
+            table.lines().last().unwrap().starts_with("| total | "),
+            "{table}"
+        );
     }
 }
