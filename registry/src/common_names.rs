@@ -76,8 +76,17 @@ pub fn lookup_common(name: &str) -> Option<(&'static str, u32)> {
     if name.len() > 32 {
         return None;
     }
-    let folded: String = name
-        .chars()
+    let folded = fold(name);
+    COMMON_NAMES
+        .iter()
+        .find(|(n, ..)| *n == folded)
+        .map(|&(_, alg, bits)| (alg, bits))
+}
+
+/// `name` as the table spells names: ASCII lower case, `_` read as `-`. Tools comparing
+/// what a user typed with known names (`cryptoctl`'s suggestions) fold the same way.
+pub fn fold(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if c == '_' {
                 '-'
@@ -85,11 +94,7 @@ pub fn lookup_common(name: &str) -> Option<(&'static str, u32)> {
                 c.to_ascii_lowercase()
             }
         })
-        .collect();
-    COMMON_NAMES
-        .iter()
-        .find(|(n, ..)| *n == folded)
-        .map(|&(_, alg, bits)| (alg, bits))
+        .collect()
 }
 
 #[cfg(test)]

@@ -40,9 +40,7 @@ impl HandleGuard {
             current: Arc::clone(current),
         }
     }
-}
 
-impl HandleGuard {
     /// The guard of a clone: a new allocation of the same entry (refcnt + 1) under the
     /// same generation, so `is_current()` answers for the clone as for the original.
     fn duplicate(&self) -> HandleGuard {
@@ -90,10 +88,18 @@ impl Common {
         }
     }
 
-    /// Records a key the driver accepted (or forgets it when `key` is `None`: a refused
-    /// `set_key` leaves the handle unkeyed).
-    fn remember_key(&mut self, key: Option<&[u8]>) {
-        self.key = key.map(|k| Zeroizing::new(k.to_vec()));
+    /// Keys the handle through `set` (the driver's own `set_key`): unkeyed, with no key
+    /// kept, until the range check and the driver accept `key`; then keyed, with the copy
+    /// `Clone` needs. A refused key leaves the handle unkeyed, as the kernel's `setkey`
+    /// does.
+    fn set_key(&mut self, key: &[u8], set: impl FnOnce(&[u8]) -> Result<()>) -> Result<()> {
+        self.keyed = false;
+        self.key = None;
+        self.check_key_range(key)?;
+        set(key)?;
+        self.keyed = true;
+        self.key = Some(Zeroizing::new(key.to_vec()));
+        Ok(())
     }
 
     /// The common part of a clone: the same driver, key state and features, its own
@@ -225,11 +231,8 @@ macro_rules! handle_debug {
 handle_debug!(Cipher);
 handle_debug!(Skcipher);
 
-/// `Clone` for a handle: the clone has its own driver instance of the same driver, built
-/// for the same features and keyed with the same key (the kept copy, zeroized with the
-/// handle), and counts as one more allocation (`refcnt` + 1) under the original's
-/// generation, so `is_current()` is the same for both. A clone made after an operator's
-/// change still serves the original's driver, as the original does; re-allocate to move.
+/// `Clone` for a handle type (`$factory`: its `Factory` variant; `$field`: the handle's
+/// own plain fields besides `imp` and `common`). What a clone is: the impl's docs.
 macro_rules! handle_clone {
     ($ty:ident, $factory:ident $(, $field:ident)*) => {
         /// A second handle on the same driver: its own driver instance, built for the same
@@ -299,13 +302,7 @@ impl Cipher {
 
     /// Sets the key.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.common.keyed = false;
-        self.common.remember_key(None);
-        self.common.check_key_range(key)?;
-        self.imp.set_key(key)?;
-        self.common.keyed = true;
-        self.common.remember_key(Some(key));
-        Ok(())
+        self.common.set_key(key, |k| self.imp.set_key(k))
     }
 
     fn check_blocks(&self, data: &[u8]) -> Result<()> {
@@ -368,13 +365,7 @@ impl Skcipher {
 
     /// Sets the key. For XTS this is both halves; equal halves are refused.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.common.keyed = false;
-        self.common.remember_key(None);
-        self.common.check_key_range(key)?;
-        self.imp.set_key(key)?;
-        self.common.keyed = true;
-        self.common.remember_key(Some(key));
-        Ok(())
+        self.common.set_key(key, |k| self.imp.set_key(k))
     }
 
     /// Encrypts one contiguous buffer in place: the common path, with no walker.

@@ -119,8 +119,8 @@ fn test() -> Result<(), String> {
 }
 
 /// The facade without its default `control` feature, as a service that wants no socket
-/// builds it: it compiles, its lookup and handle tests and its crate-page examples pass, and nothing in its normal
-/// dependency tree is `nix` (the feature's only reason to exist).
+/// builds it: it compiles, its lookup and handle tests and its crate-page examples pass,
+/// and nothing in its normal dependency tree is `nix` (the feature's only reason to exist).
 fn without_control() -> Result<(), String> {
     let no_default = ["-p", "cryptoreg", "--no-default-features"];
     let mut args = vec!["test"];

@@ -71,18 +71,18 @@
 
 use std::sync::Arc;
 
-// The README's examples, compiled and run as doc tests (not rendered: the crate page
-// above is the short version).
-// Its service example opens the control socket, so they need the `control` feature.
-#[cfg(all(doctest, feature = "control"))]
-#[doc = include_str!("../README.md")]
-mod readme {}
-
 use once_cell::sync::OnceCell;
 
 // `inventory` only collects from crates that something names: this line links every
 // driver into any binary that uses the facade.
 use cryptoreg_algos as _;
+
+// The README's examples, compiled and run as doc tests but not rendered (the crate page
+// above is the short version). Its service example opens the control socket, so they
+// need the `control` feature.
+#[cfg(all(doctest, feature = "control"))]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 #[cfg(all(unix, feature = "control"))]
 #[cfg_attr(docsrs, doc(cfg(all(unix, feature = "control"))))]

@@ -84,13 +84,7 @@ impl Aead {
 
     /// Sets the key.
     pub fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.common.keyed = false;
-        self.common.remember_key(None);
-        self.common.check_key_range(key)?;
-        self.imp.set_key(key)?;
-        self.common.keyed = true;
-        self.common.remember_key(Some(key));
-        Ok(())
+        self.common.set_key(key, |k| self.imp.set_key(k))
     }
 
     /// Sets the tag size (the kernel's `crypto_aead_setauthsize`): `1..=max_authsize()` and

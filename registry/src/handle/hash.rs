@@ -67,9 +67,11 @@ impl Hash {
         let Factory::Hash(f) = &info.factory() else {
             return Err(wrong_type(&info, "hash"));
         };
+        // An unkeyed digest is ready at once.
+        let keyed = info.sizes().max_key == 0;
         Ok(Hash {
             imp: f(host)?,
-            common: Common::new(Arc::clone(&info), info.sizes().max_key == 0, host, guard),
+            common: Common::new(info, keyed, host, guard),
         })
     }
 
@@ -95,13 +97,7 @@ impl Hash {
                 valid: crate::KeyLengths::list(&[]),
             });
         }
-        self.common.keyed = false;
-        self.common.remember_key(None);
-        self.common.check_key_range(key)?;
-        self.imp.set_key(key)?;
-        self.common.keyed = true;
-        self.common.remember_key(Some(key));
-        Ok(())
+        self.common.set_key(key, |k| self.imp.set_key(k))
     }
 
     fn ready(&self) -> Result<()> {

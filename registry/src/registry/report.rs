@@ -5,6 +5,7 @@ use crate::alg::DriverInfo;
 use crate::config::SelftestMode;
 use crate::policy::ZMM_DEMOTED_PRIORITY;
 
+use super::resolve::candidate_order;
 use super::{Entry, Inner, Registry, TestState};
 
 /// A word of a fixed vocabulary (a state, a type, a feature name). An alias so that
@@ -281,22 +282,22 @@ impl std::fmt::Display for SelftestReport {
     }
 }
 
-/// Why a candidate at the chosen one's own priority lost, by the resolver's tie rules
-/// (`resolve::candidate_order`): a registered driver before a template instance, then the
-/// driver name that sorts first. `None` where those rules would have put the candidate
-/// first, so something else (its state) decided.
+/// Why a candidate at the chosen one's own priority lost, in the words of the resolver's
+/// own order ([`candidate_order`]: a registered driver before a template instance, then
+/// the driver name that sorts first). `None` where that order puts the candidate first,
+/// so something else (its state) decided.
 fn tie_verdict(priority: u32, candidate: &DriverInfo, chosen: &DriverInfo) -> Option<String> {
-    match (candidate.is_instance(), chosen.is_instance()) {
-        (true, false) => Some(format!(
-            "tie at priority {priority}: a driver goes before an instance"
-        )),
-        (false, true) => None,
-        _ if chosen.driver() < candidate.driver() => Some(format!(
+    if candidate_order((priority, chosen), (priority, candidate)) != std::cmp::Ordering::Less {
+        return None;
+    }
+    Some(if candidate.is_instance() != chosen.is_instance() {
+        format!("tie at priority {priority}: a driver goes before an instance")
+    } else {
+        format!(
             "tie at priority {priority}: {} sorts first",
             chosen.driver()
-        )),
-        _ => None,
-    }
+        )
+    })
 }
 
 /// The `seed=0x...` of a replayable failure line, if it has one.

@@ -60,17 +60,7 @@ pub fn with_suggestions(message: String, typed: &str, reg: &Registry) -> String 
 /// Up to three names within an edit distance of a third of the typed length (at least 2),
 /// closest first, ties in name order. Case is ignored, and `_` reads as `-`.
 pub fn nearest(typed: &str, known: &[String]) -> Vec<String> {
-    let fold = |s: &str| -> Vec<char> {
-        s.chars()
-            .map(|c| {
-                if c == '_' {
-                    '-'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect()
-    };
+    let fold = |s: &str| -> Vec<char> { cryptoreg::common_names::fold(s).chars().collect() };
     let t = fold(typed);
     if t.len() > 64 {
         return Vec::new();

@@ -34,10 +34,9 @@ mod protocol;
 mod store;
 
 use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-
-use std::path::PathBuf;
 
 use cryptoreg::control::{serve, ServeOptions};
 use nix::sys::signal::{SigSet, Signal};
