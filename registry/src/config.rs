@@ -65,6 +65,24 @@ pub enum OnFailure {
     Abort,
 }
 
+/// When the drivers are self-tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SelftestWhen {
+    /// Every driver at boot, before the registry answers any request (the kernel's way,
+    /// and the default): a failure is known, logged and reported before the service runs.
+    #[default]
+    Boot,
+    /// Nothing at boot; the first request for an algorithm (an `alloc_*`, `resolve`,
+    /// `explain` or `prepare` of its name, or of a template call over it) tests every
+    /// concrete driver of that algorithm, the generic reference with them, and only then
+    /// chooses. The choice is the one a boot-time test would give, whatever the order of
+    /// requests, and no driver is ever handed out untested. For builds where a full test
+    /// at boot is slow (the dev profile) or where a service uses few algorithms.
+    FirstUse,
+}
+
 /// `[selftest]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -72,6 +90,8 @@ pub enum OnFailure {
 pub struct SelftestConfig {
     /// `off`, `kat` or `full`.
     pub mode: SelftestMode,
+    /// `boot` or `first-use`.
+    pub when: SelftestWhen,
     /// Randomized iterations per driver in `full` mode.
     pub fuzz_iterations: u32,
     /// `exclude` or `abort`.
@@ -88,6 +108,7 @@ impl Default for SelftestConfig {
     fn default() -> Self {
         SelftestConfig {
             mode: SelftestMode::Full,
+            when: SelftestWhen::Boot,
             fuzz_iterations: 100,
             on_failure: OnFailure::Exclude,
             seed: None,
@@ -106,8 +127,17 @@ pub const MAX_TIMEOUT_SECS: u32 = 3600;
 impl SelftestConfig {
     /// Refuses settings that would weaken or stall the gate by accident: `full` with no
     /// randomized iteration (that is `kat`, and should say so), more iterations than
-    /// [`MAX_FUZZ_ITERATIONS`], and a time budget of 0 or over [`MAX_TIMEOUT_SECS`].
+    /// [`MAX_FUZZ_ITERATIONS`], a time budget of 0 or over [`MAX_TIMEOUT_SECS`], and
+    /// `on_failure = "abort"` with `when = "first-use"` (there is no boot left to abort
+    /// when a failure is found).
     pub fn check(&self, origin: &str) -> Result<()> {
+        if self.when == SelftestWhen::FirstUse && self.on_failure == OnFailure::Abort {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] on_failure = \"abort\" needs when = \"boot\": with \
+                 when = \"first-use\" a failure is found after the boot, so a failed driver \
+                 can only be excluded"
+            )));
+        }
         if self.mode == SelftestMode::Full && self.fuzz_iterations == 0 {
             return Err(Error::Config(format!(
                 "{origin}: [selftest] fuzz_iterations = 0 with mode = \"full\" runs no \

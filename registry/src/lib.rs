@@ -54,8 +54,8 @@ pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes,
 pub use arch::Arch;
 pub use common_names::lookup_common;
 pub use config::{
-    Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, CONFIG_ENV,
-    DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,
+    Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, SelftestWhen,
+    CONFIG_ENV, DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,
 };
 pub use cpu::decode_signature;
 pub use cpu::{decode_midr, parse_cpuinfo_midr, ArmId, CpuInfo};

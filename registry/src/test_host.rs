@@ -14,7 +14,7 @@ impl TestHost for Registry {
         // `resolve` only answers with passed drivers (waiting for one under test) — or,
         // with self-tests off or a simulated CPU, untested ones; a reference the host
         // cannot execute is refused here, as `alloc_*` would.
-        let info = self.resolve(name)?;
+        let info = self.resolve_for_test(name)?;
         self.host_token()
             .require_set(info.driver(), info.requires())?;
         Ok(info)

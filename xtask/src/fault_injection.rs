@@ -24,6 +24,7 @@ const GATE_TESTS: &[&str] = &[
     // crates/cryptoreg/tests/fault_injection.rs
     "faulty_driver_passes_known_answers_but_is_caught_and_never_chosen",
     "faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds",
+    "first_use_refuses_the_faulty_driver_before_its_first_use_with_a_replayable_line",
     // crates/cryptoctl/tests/done_when.rs
     "fault_injection_is_caught_excluded_and_replayable",
 ];

@@ -66,6 +66,40 @@ fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
     assert_eq!(replay.failures, vec![line]);
 }
 
+#[test]
+fn first_use_refuses_the_faulty_driver_before_its_first_use_with_a_replayable_line() {
+    let reg = common::boot("[selftest]\nwhen = \"first-use\"\n", None);
+    // Nothing was tested at boot: the faulty driver waits, untested and never handed out.
+    assert_eq!(entry(&reg, "xts-aes-faulty").state, "untested");
+    assert_eq!(entry(&reg, "gcm-aes-faulty").state, "untested");
+    assert!(reg
+        .selftest_report()
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("self-tests at first use") && w.contains("xts(aes)")));
+
+    // The first request tests every xts(aes) driver first, so it gets a real one.
+    let x = reg.alloc_skcipher("xts(aes)").unwrap();
+    assert_ne!(x.driver_name(), "xts-aes-faulty");
+    let e = entry(&reg, "xts-aes-faulty");
+    assert_eq!(e.state, "failed");
+    let line = e.failures.first().expect("a failure line");
+    assert!(line.starts_with("selftest: skcipher: xts-aes-faulty "), "{line}");
+    assert!(line.contains("seed=0x"), "{line}");
+    // The same choice a boot-time test makes.
+    let at_boot = common::boot("", None);
+    assert_eq!(
+        Some(x.driver_name().to_string()),
+        at_boot.explain("xts(aes)").chosen
+    );
+    // Every other testable xts(aes) driver was tested too, and gcm(aes) not yet.
+    for e in reg.list().into_iter().filter(|e| e.name == "xts(aes)" && !e.instance) {
+        assert_ne!(e.state, "untested", "{}", e.driver);
+    }
+    assert_eq!(entry(&reg, "gcm-aes-faulty").state, "untested");
+    assert!(reg.alloc_skcipher("xts-aes-faulty").is_err());
+}
+
 fn entry(reg: &cryptoreg::Registry, driver: &str) -> cryptoreg::ListEntry {
     reg.list().into_iter().find(|e| e.driver == driver).unwrap()
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::sync::{Condvar, Mutex};
 
 use crate::alg::{AlgDef, Template};
-use crate::config::OnFailure;
+use crate::config::{OnFailure, SelftestWhen};
 use crate::cpu::CpuInfo;
 use crate::error::{Error, Result};
 use crate::policy::CpuPolicy;
@@ -163,27 +163,46 @@ impl Registry {
         );
     }
 
-    /// Tests every testable concrete driver, `available_parallelism` at a time.
+    /// Tests every testable concrete driver, unless the configuration defers the tests to
+    /// first use (`[selftest] when = "first-use"`).
     pub(super) fn test_all(&self) {
-        if !self.tests_enabled() {
+        if self.config.selftest.when == SelftestWhen::FirstUse {
             return;
         }
-        let queue: Mutex<Vec<String>> = Mutex::new({
+        let names: Vec<String> = {
             let inner = self.inner.lock();
-            let mut names: Vec<String> = inner
+            inner
                 .entries
                 .values()
                 .filter(|e| self.testable(&e.info))
                 .map(|e| e.info.driver().to_string())
-                .collect();
-            // Pop order: generic references first, so others find them passed.
-            names.sort_by_key(|d| !crate::names::is_generic_driver(d));
-            names.reverse();
-            names
-        });
+                .collect()
+        };
+        self.test_drivers(names);
+    }
+
+    /// Tests `drivers`, `available_parallelism` at a time (at most 8), generic references
+    /// first so the others find them passed. A driver already tested or under test is
+    /// left as it is (or waited for).
+    pub(super) fn test_drivers(&self, mut names: Vec<String>) {
+        if !self.tests_enabled() || names.is_empty() {
+            return;
+        }
+        // Pop order: generic references first, so others find them passed.
+        names.sort_by_key(|d| !crate::names::is_generic_driver(d));
+        names.reverse();
         let workers = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
-            .min(8);
+            .min(8)
+            .min(names.len());
+        if workers == 1 {
+            // One driver (or one core): no thread to start.
+            while let Some(driver) = names.pop() {
+                self.ensure_tested(&driver);
+            }
+            return;
+        }
+        let queue: Mutex<Vec<String>> = Mutex::new(names);
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(|| loop {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::alg::DriverInfo;
-use crate::config::SelftestMode;
+use crate::config::{SelftestMode, SelftestWhen};
 use crate::error::{Error, Result};
 use crate::selftest_api::{TestOutcome, TestParams};
 
@@ -14,6 +14,38 @@ use super::{Registry, TestState};
 impl Registry {
     pub(super) fn tests_enabled(&self) -> bool {
         self.tester.is_some() && self.config.selftest.mode != SelftestMode::Off
+    }
+
+    /// Whether requests test their algorithm's drivers before choosing (`[selftest] when =
+    /// "first-use"`, tests on).
+    pub(super) fn tests_at_first_use(&self) -> bool {
+        self.config.selftest.when == SelftestWhen::FirstUse && self.tests_enabled()
+    }
+
+    /// `[selftest] when = "first-use"`: before a request for `name` is answered, tests
+    /// every concrete driver of its algorithm (the algorithm of the driver `name` names,
+    /// else `name` itself) that this host can run and that is still untested, in
+    /// parallel as the boot does. Their tests resolve (and so test) the generic
+    /// reference. The choice then sees the states a boot-time test would have given, so
+    /// neither it nor `explain` depends on which name was asked for first. Template
+    /// instances are tested when a resolution reaches them, as at boot.
+    pub(super) fn test_at_first_use(&self, name: &str) {
+        let drivers: Vec<String> = {
+            let inner = self.inner.lock();
+            let alg = inner.entries.get(name).map_or(name, |e| e.info.name());
+            inner
+                .entries
+                .values()
+                .filter(|e| {
+                    !e.info.is_instance()
+                        && e.info.name() == alg
+                        && e.state == TestState::Untested
+                        && self.testable(&e.info)
+                })
+                .map(|e| e.info.driver().to_string())
+                .collect()
+        };
+        self.test_drivers(drivers);
     }
 
     /// Whether this host may execute `info` and the planned CPU supports it.

@@ -1,6 +1,8 @@
 //! Reports: listings (`cryptoctl list`, a `/proc/crypto` text), `explain` and the boot's
 //! self-test report. Data first (serializable), text on top.
 
+use std::collections::BTreeSet;
+
 use crate::alg::DriverInfo;
 use crate::config::SelftestMode;
 use crate::policy::ZMM_DEMOTED_PRIORITY;
@@ -440,7 +442,9 @@ impl Registry {
     /// Every candidate for `name` and why it was or was not chosen. May instantiate
     /// templates and run the self-tests the choice needs, as a real request would.
     pub fn explain(&self, name: &str) -> Explanation {
-        let chosen = self.choose(name, 0).map(|c| c.info.driver().to_string());
+        let chosen = self
+            .choose(name, 0, true)
+            .map(|c| c.info.driver().to_string());
         let inner = self.inner.lock();
         // The chosen entry may already be gone again if another thread changed a
         // priority since; the explanation then describes the table as it is now.
@@ -566,6 +570,26 @@ impl Registry {
                     .to_string(),
             ),
             SelftestMode::Full => {}
+        }
+        if self.tests_at_first_use() {
+            let waiting: Vec<&str> = inner
+                .entries
+                .values()
+                .filter(|e| e.state == TestState::Untested && self.testable(&e.info))
+                .filter(|e| !e.info.is_instance())
+                .map(|e| e.info.name())
+                .collect::<BTreeSet<&str>>()
+                .into_iter()
+                .collect();
+            if !waiting.is_empty() {
+                warnings.push(format!(
+                    "self-tests at first use: {} algorithm(s) not requested yet, their \
+                     drivers untested until then (the first request tests them all before \
+                     choosing): {}",
+                    waiting.len(),
+                    waiting.join(", ")
+                ));
+            }
         }
         for e in inner.entries.values() {
             if e.state == TestState::Blocked {

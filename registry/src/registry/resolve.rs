@@ -66,7 +66,15 @@ impl Registry {
     /// unchanged); otherwise it is rebuilt over the children chosen now. A disabled or
     /// demoted child can therefore never enter through an instance built just before the
     /// change.
-    pub(super) fn template_instance(&self, name: &str, depth: usize) -> Option<Result<String>> {
+    ///
+    /// `first_use` is the request's (see [`Registry::choose`]): the children are requests
+    /// for their algorithms too.
+    pub(super) fn template_instance(
+        &self,
+        name: &str,
+        depth: usize,
+        first_use: bool,
+    ) -> Option<Result<String>> {
         let (tmpl_name, args) = parse_template_call(name)?;
         let tmpl = *self.templates.iter().find(|t| t.name == tmpl_name)?;
         if args.len() != tmpl.child_types.len() {
@@ -83,14 +91,14 @@ impl Registry {
                      another template"
                 ))));
             }
-            return self.template_instance(&target, depth + 1);
+            return self.template_instance(&target, depth + 1, first_use);
         }
         loop {
             let generation = self.inner.lock().generation;
             let mut children = Vec::with_capacity(args.len());
             for (arg, &want) in args.iter().zip(tmpl.child_types) {
                 let request = (tmpl.child_request)(arg);
-                let chosen = match self.choose(&request, depth + 1) {
+                let chosen = match self.choose(&request, depth + 1, first_use) {
                     Ok(c) => c,
                     Err(e) => return Some(Err(e)),
                 };
@@ -158,10 +166,26 @@ impl Registry {
     }
 
     /// Resolves a name to the entry that serves it, testing on demand.
-    pub(super) fn choose(&self, name: &str, depth: usize) -> Result<Chosen> {
+    ///
+    /// `first_use` marks a request from outside (an `alloc_*`, `resolve`, `explain`): with
+    /// `[selftest] when = "first-use"` it first tests every driver of the name's algorithm
+    /// ([`Registry::test_at_first_use`]). The self-test runner's own lookups of generic
+    /// references pass `false`: a test never starts the tests of a whole algorithm, so a
+    /// worker never waits for a test it is itself running.
+    pub(super) fn choose(&self, name: &str, depth: usize, first_use: bool) -> Result<Chosen> {
         crate::names::validate(name)?;
         if depth > 16 {
             return Err(Error::NotFound(name.to_string()));
+        }
+        if first_use && self.tests_at_first_use() {
+            let cached = {
+                let mut inner = self.inner.lock();
+                self.cached(&mut inner, name)
+            };
+            if let Some(c) = cached {
+                return Ok(c);
+            }
+            self.test_at_first_use(name);
         }
         let mut churn_since: Option<std::time::Instant> = None;
         loop {
@@ -188,7 +212,7 @@ impl Registry {
                 }
                 inner.generation
             };
-            let instance = self.template_instance(name, depth);
+            let instance = self.template_instance(name, depth, first_use);
             if let Some(hook) = self.resolution_hook.get() {
                 hook(name);
             }
@@ -306,14 +330,20 @@ impl Registry {
 
     /// The driver a name resolves to now.
     pub fn resolve(&self, name: &str) -> Result<Arc<DriverInfo>> {
-        Ok(self.choose(name, 0)?.info)
+        Ok(self.choose(name, 0, true)?.info)
+    }
+
+    /// [`Registry::resolve`] for the self-test runner: the same answer, but never the
+    /// first-use tests of a whole algorithm (see [`Registry::choose`]).
+    pub(crate) fn resolve_for_test(&self, name: &str) -> Result<Arc<DriverInfo>> {
+        Ok(self.choose(name, 0, false)?.info)
     }
 
     /// Resolves and counts a new handle. The driver is built with the registry's token,
     /// so a driver the (masked, possibly simulated) CPU lacks features for is refused by
     /// its own constructor as well as by the checks above.
     fn checkout(&self, name: &str) -> Result<(Arc<DriverInfo>, HandleGuard)> {
-        let chosen = self.choose(name, 0)?;
+        let chosen = self.choose(name, 0, true)?;
         let guard = HandleGuard::new(&chosen.stats, chosen.generation, &self.published_generation);
         Ok((chosen.info, guard))
     }
