@@ -89,7 +89,29 @@ fn doc() -> Result<(), String> {
 }
 
 fn test() -> Result<(), String> {
-    cargo(&["test", "--workspace", "--all-targets"])?;
+    // The sectord example, built once here in the tests' profile, so that its integration
+    // test runs it instead of starting a cargo build of its own (see tests/sectord.rs).
+    cargo(&[
+        "build",
+        "-p",
+        "cryptoreg",
+        "--example",
+        "sectord",
+        "--profile",
+        "test",
+    ])?;
+    let sectord = crate::emu::target_dir(&root())
+        .join("debug")
+        .join("examples")
+        .join("sectord");
+    let args = ["test", "--workspace", "--all-targets"];
+    let mut cmd = cargo_command(&args);
+    cmd.env("CRYPTOREG_SECTORD_EXAMPLE", &sectord);
+    eprintln!(
+        "xtask: (with CRYPTOREG_SECTORD_EXAMPLE={})",
+        sectord.display()
+    );
+    status(cmd, &args)?;
     cargo(&["test", "--workspace", "--doc"])?;
     // The TLS and QUIC provider's tests again on the lower rungs of the ladder (see its
     // `tests/common/mod.rs`): the ymm drivers a Zen 3 or Alder Lake takes, then the

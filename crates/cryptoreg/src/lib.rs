@@ -100,7 +100,8 @@ pub use cryptoreg_registry::{
     Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, KeyLengths,
     ListEntry, ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport,
-    SelftestWhen, Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG, ZMM_DEMOTED_PRIORITY,
+    SelftestWhen, Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG,
+    ZMM_DEMOTED_PRIORITY,
 };
 
 /// The driver author's API, as the kernel's `include/crypto/internal/*.h`: the static

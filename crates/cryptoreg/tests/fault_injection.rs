@@ -84,7 +84,10 @@ fn first_use_refuses_the_faulty_driver_before_its_first_use_with_a_replayable_li
     let e = entry(&reg, "xts-aes-faulty");
     assert_eq!(e.state, "failed");
     let line = e.failures.first().expect("a failure line");
-    assert!(line.starts_with("selftest: skcipher: xts-aes-faulty "), "{line}");
+    assert!(
+        line.starts_with("selftest: skcipher: xts-aes-faulty "),
+        "{line}"
+    );
     assert!(line.contains("seed=0x"), "{line}");
     // The same choice a boot-time test makes.
     let at_boot = common::boot("", None);
@@ -93,7 +96,11 @@ fn first_use_refuses_the_faulty_driver_before_its_first_use_with_a_replayable_li
         at_boot.explain("xts(aes)").chosen
     );
     // Every other testable xts(aes) driver was tested too, and gcm(aes) not yet.
-    for e in reg.list().into_iter().filter(|e| e.name == "xts(aes)" && !e.instance) {
+    for e in reg
+        .list()
+        .into_iter()
+        .filter(|e| e.name == "xts(aes)" && !e.instance)
+    {
         assert_ne!(e.state, "untested", "{}", e.driver);
     }
     assert_eq!(entry(&reg, "gcm-aes-faulty").state, "untested");

@@ -5,9 +5,11 @@
 //! process (sectord's format is plain XTS with the dm-crypt `plain64` tweak, whichever
 //! driver wrote it), and `stats` showed the service's handles moving to the new driver.
 //!
-//! The example binary is built by this test with the cargo that runs it
-//! (`cargo build --example sectord` in the test's own profile and target directory), so
-//! running this test alone works and never uses a stale binary.
+//! The test command (`cargo xtask test`) builds the example once, before the tests, and
+//! names it in `CRYPTOREG_SECTORD_EXAMPLE`; this test then only runs it. Without the
+//! variable (this test run alone, or the arm64 run) the test builds it itself with the
+//! cargo that runs it (`cargo build --example sectord` in the test's own profile and
+//! target directory), so it never uses a stale binary.
 
 #![cfg(unix)]
 
@@ -33,8 +35,25 @@ const WRITERS: u64 = 4;
 /// next to this test's own `deps/` directory.
 fn sectord_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT.get_or_init(build_sectord).clone()
+    BUILT
+        .get_or_init(|| match std::env::var_os(PREBUILT_VAR) {
+            Some(path) => {
+                let bin = PathBuf::from(path);
+                assert!(
+                    bin.is_file(),
+                    "{PREBUILT_VAR}={} names no file: build it with `cargo build -p \
+                     cryptoreg --example sectord --profile test`, or unset the variable",
+                    bin.display()
+                );
+                bin
+            }
+            None => build_sectord(),
+        })
+        .clone()
 }
+
+/// Names the example binary the test command built beforehand (see the module docs).
+const PREBUILT_VAR: &str = "CRYPTOREG_SECTORD_EXAMPLE";
 
 fn build_sectord() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
