@@ -101,15 +101,27 @@
 #![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// A build with one family of algorithms (`--no-default-features --features chacha`)
+// leaves some shared helpers (CPU feature sets, SIMD words) without a user.
+#![cfg_attr(
+    not(all(feature = "aes", feature = "chacha")),
+    allow(dead_code, unused_imports, unused_macros)
+)]
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 mod aead;
+#[cfg(feature = "aes")]
 pub mod aes;
+#[cfg(feature = "chacha")]
 pub mod chacha20;
+#[cfg(feature = "chacha")]
 pub mod chacha20poly1305;
+#[cfg(feature = "aes")]
 pub mod clmul;
+#[cfg(feature = "aes")]
 pub mod ghash;
+#[cfg(feature = "chacha")]
 pub mod poly1305;
 pub(crate) mod records;
 pub mod templates;

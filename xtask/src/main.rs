@@ -135,9 +135,29 @@ fn test() -> Result<(), String> {
     ])?;
     cargo(&["test", "-p", "cryptoreg", "--all-features", "--doc"])?;
     without_control()?;
+    smallest_sets()?;
     // The fault-injection build proves the self-test gate end to end, in the library
     // and through the command-line tool.
     fault_injection::test(&root())
+}
+
+/// The smallest sets of features a service can build: one family of algorithms, no
+/// control socket, no adapters. Each builds, registers exactly its family and boots with
+/// every driver passing (`tests/families.rs`).
+fn smallest_sets() -> Result<(), String> {
+    for family in ["aes", "chacha"] {
+        cargo(&[
+            "test",
+            "-p",
+            "cryptoreg",
+            "--no-default-features",
+            "--features",
+            family,
+            "--test",
+            "families",
+        ])?;
+    }
+    Ok(())
 }
 
 /// The facade without its default `control` feature, as a service that wants no socket
@@ -145,7 +165,13 @@ fn test() -> Result<(), String> {
 /// and nothing in its normal dependency tree is `nix` or `serde_json` (the socket's, and
 /// the feature's reason to exist).
 fn without_control() -> Result<(), String> {
-    let no_default = ["-p", "cryptoreg", "--no-default-features"];
+    let no_default = [
+        "-p",
+        "cryptoreg",
+        "--no-default-features",
+        "--features",
+        "aes,chacha",
+    ];
     let mut args = vec!["test"];
     args.extend(no_default);
     args.extend(["--lib", "--test", "debug_and_errors", "--test", "clone"]);

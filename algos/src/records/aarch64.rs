@@ -8,6 +8,7 @@
 use cryptoreg_registry::{inventory, AlgDef};
 
 use super::arch_ctor;
+#[cfg(feature = "chacha")]
 use crate::chacha20::{CHACHA_IV_SIZE, CHACHA_KEY_SIZE, XCHACHA_IV_SIZE};
 
 /// The feature sets the arm64 CPU tokens prove (`aarch64/token.rs` builds each token from
@@ -27,6 +28,7 @@ pub(crate) mod needs {
 
 // --- AES on the Crypto Extensions (`aes/ce/`) ---
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("aes", "aes-ce", 250,
         arch_ctor!("aarch64", Cipher, "aes-ce", needs::AES_CE, crate::aes::ce::cipher::new_aes_ce))
@@ -35,6 +37,7 @@ inventory::submit! {
         .key_sizes(16, 32)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("ecb(aes)", "ecb-aes-ce", 300,
         arch_ctor!("aarch64", Skcipher, "ecb-aes-ce", needs::AES_CE, crate::aes::ce::ecb::new_ecb))
@@ -43,6 +46,7 @@ inventory::submit! {
         .key_sizes(16, 32)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("cbc(aes)", "cbc-aes-ce", 300,
         arch_ctor!("aarch64", Skcipher, "cbc-aes-ce", needs::AES_CE, crate::aes::ce::cbc::new_cbc))
@@ -52,6 +56,7 @@ inventory::submit! {
         .iv_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("ctr(aes)", "ctr-aes-ce", 300,
         arch_ctor!("aarch64", Skcipher, "ctr-aes-ce", needs::AES_CE, crate::aes::ce::ctr::new_ctr))
@@ -60,6 +65,7 @@ inventory::submit! {
         .iv_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("xts(aes)", "xts-aes-ce", 300,
         arch_ctor!("aarch64", Skcipher, "xts-aes-ce", needs::AES_CE, crate::aes::ce::xts::new_xts))
@@ -71,6 +77,7 @@ inventory::submit! {
 
 // --- GHASH and GCM on PMULL (`ghash/ce/`, `aes/ce/gcm.rs`) ---
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("ghash", "ghash-ce", 200,
         arch_ctor!("aarch64", Hash, "ghash-ce", needs::PMULL_CE, crate::ghash::ce::new_ghash_ce))
@@ -80,6 +87,7 @@ inventory::submit! {
         .out_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("gcm(aes)", "gcm-aes-ce", 300,
         arch_ctor!("aarch64", Aead, "gcm-aes-ce", needs::AES_PMULL, crate::aes::ce::gcm::new_gcm))
@@ -92,6 +100,7 @@ inventory::submit! {
 
 // --- ChaCha20 on Advanced SIMD (`chacha20/neon/`) ---
 
+#[cfg(feature = "chacha")]
 inventory::submit! {
     AlgDef::new("chacha20", "chacha20-neon", 300,
         arch_ctor!("aarch64", Skcipher, "chacha20-neon", needs::NEON, crate::chacha20::neon::new_chacha20_neon))
@@ -101,6 +110,7 @@ inventory::submit! {
         .iv_size(CHACHA_IV_SIZE)
 }
 
+#[cfg(feature = "chacha")]
 inventory::submit! {
     AlgDef::new("xchacha20", "xchacha20-neon", 300,
         arch_ctor!("aarch64", Skcipher, "xchacha20-neon", needs::NEON, crate::chacha20::neon::new_xchacha20_neon))

@@ -6,10 +6,13 @@
 use cryptoreg_registry::{inventory, AlgDef};
 
 use super::arch_ctor;
+#[cfg(feature = "aes")]
 use crate::aes::gcm_rules::{GCM_NONCE_LEN, GCM_TAG_LEN};
+#[cfg(feature = "chacha")]
 use crate::chacha20::{
     CHACHA_IV_SIZE, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_IV_SIZE, XCHACHA_NONCE_SIZE,
 };
+#[cfg(feature = "chacha")]
 use crate::poly1305::POLY1305_TAG_SIZE;
 
 /// The feature sets the x86-64 CPU tokens prove (`x86/token.rs` builds each token from
@@ -45,6 +48,7 @@ pub(crate) mod needs {
 
 // --- AES-NI (`aes/aesni/`) ---
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("aes", "aes-aesni", 300,
         arch_ctor!("x86_64", Cipher, "aes-aesni", needs::AES_NI, crate::aes::aesni::cipher::new_aes_aesni))
@@ -53,6 +57,7 @@ inventory::submit! {
         .key_sizes(16, 32)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("ecb(aes)", "ecb-aes-aesni", 400,
         arch_ctor!("x86_64", Skcipher, "ecb-aes-aesni", needs::AES_NI, crate::aes::aesni::ecb::new_ecb))
@@ -61,6 +66,7 @@ inventory::submit! {
         .key_sizes(16, 32)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("cbc(aes)", "cbc-aes-aesni", 400,
         arch_ctor!("x86_64", Skcipher, "cbc-aes-aesni", needs::AES_NI, crate::aes::aesni::cbc::new_cbc))
@@ -70,6 +76,7 @@ inventory::submit! {
         .iv_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("ctr(aes)", "ctr-aes-aesni", 400,
         arch_ctor!("x86_64", Skcipher, "ctr-aes-aesni", needs::AES_NI, crate::aes::aesni::ctr::new_ctr))
@@ -78,6 +85,7 @@ inventory::submit! {
         .iv_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("xts(aes)", "xts-aes-aesni", 401,
         arch_ctor!("x86_64", Skcipher, "xts-aes-aesni", needs::AES_NI, crate::aes::aesni::xts::new_xts))
@@ -87,6 +95,7 @@ inventory::submit! {
         .iv_size(16)
 }
 
+#[cfg(feature = "aes")]
 inventory::submit! {
     AlgDef::new("gcm(aes)", "gcm-aes-aesni", 400,
         arch_ctor!("x86_64", Aead, "gcm-aes-aesni", needs::AES_NI_PCLMUL, crate::aes::aesni::gcm::new_gcm))
@@ -132,6 +141,7 @@ macro_rules! vaes_gcm {
     )*};
 }
 
+#[cfg(feature = "aes")]
 vaes_modes! {
     "xts(aes)", "xts-aes-vaes-avx2", 600, VAES_AVX2, 16, 32, 64, new_xts_vaes_avx2;
     "xts(aes)", "xts-aes-vaes-avx10_256", 700, VAES_AVX10, 16, 32, 64, new_xts_vaes_avx10_256;
@@ -143,6 +153,7 @@ vaes_modes! {
         uses_zmm;
 }
 
+#[cfg(feature = "aes")]
 vaes_gcm! {
     "gcm-aes-vaes-avx2", 600, VAES_AVX2, new_gcm_vaes_avx2;
     "gcm-aes-vaes-avx10_256", 700, VAES_AVX10, new_gcm_vaes_avx10_256;
@@ -164,6 +175,7 @@ macro_rules! ghash {
     )*};
 }
 
+#[cfg(feature = "aes")]
 ghash! {
     "ghash-clmulni", 400, PCLMUL, crate::ghash::clmulni::new_clmulni;
     "ghash-vpclmulqdq-avx2", 600, VPCLMUL_AVX2, crate::ghash::vpclmulqdq::new_avx2;
@@ -188,6 +200,7 @@ macro_rules! chacha {
     )*};
 }
 
+#[cfg(feature = "chacha")]
 chacha! {
     "chacha20", "chacha20-ssse3", 300, SSSE3, CHACHA_IV_SIZE, new_chacha20_ssse3;
     "chacha20", "chacha20-avx2", 400, AVX2, CHACHA_IV_SIZE, new_chacha20_avx2;
@@ -216,6 +229,7 @@ macro_rules! poly1305 {
     )*};
 }
 
+#[cfg(feature = "chacha")]
 poly1305! {
     "poly1305-avx2", 400, AVX2, new_poly1305_avx2;
     "poly1305-avx512", 500, AVX512, new_poly1305_avx512, uses_zmm;
@@ -240,6 +254,7 @@ macro_rules! chachapoly {
     )*};
 }
 
+#[cfg(feature = "chacha")]
 chachapoly! {
     "rfc7539(chacha20,poly1305)", CHACHA_NONCE_SIZE;
     "rfc7539-chacha20-poly1305-avx2", 450, AVX2, new_avx2;
@@ -247,6 +262,7 @@ chachapoly! {
     "rfc7539-chacha20-poly1305-avx512ifma", 660, AVX512_IFMA, new_avx512ifma, uses_zmm;
 }
 
+#[cfg(feature = "chacha")]
 chachapoly! {
     "xchacha20poly1305", XCHACHA_NONCE_SIZE;
     "xchacha20poly1305-avx2", 450, AVX2, new_xchacha_avx2;

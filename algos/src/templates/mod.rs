@@ -23,26 +23,40 @@
 //! The `*_over_cipher` constructors build the same modes straight over a cipher
 //! constructor, outside the registry (for tests and test-only drivers).
 
+#[cfg(feature = "aes")]
 pub mod cbc;
 pub(crate) mod common;
+#[cfg(feature = "aes")]
 pub mod ctr;
+#[cfg(feature = "aes")]
 pub mod ecb;
+#[cfg(feature = "aes")]
 pub mod gcm;
+#[cfg(feature = "aes")]
 pub mod rfc4106;
+#[cfg(feature = "chacha")]
 pub mod rfc7539;
+#[cfg(feature = "chacha")]
 pub mod rfc7539esp;
+#[cfg(feature = "aes")]
 pub mod xts;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "aes"))]
 mod gcm_tests;
 #[cfg(test)]
 mod kat;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "aes")]
 pub use cbc::{cbc_over_cipher, Cbc};
+#[cfg(feature = "aes")]
 pub use ctr::{ctr_over_cipher, Ctr};
+#[cfg(feature = "aes")]
 pub use ecb::{ecb_over_cipher, Ecb};
+#[cfg(feature = "aes")]
 pub use gcm::{gcm_over, GcmBase};
+#[cfg(feature = "aes")]
 pub use rfc4106::Rfc4106;
+#[cfg(feature = "aes")]
 pub use xts::{xts_over_cipher, Xts};

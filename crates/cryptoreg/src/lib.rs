@@ -9,8 +9,13 @@
 //!
 //! ```toml
 //! [dependencies]
-//! cryptoreg = "0.1"   # features: `control` (default: the control socket), `rustcrypto`
+//! cryptoreg = "0.1"
 //! ```
+//!
+//! Features: `control` (the control socket), `aes` and `chacha` (the two families of
+//! algorithms, each with its generic references), all on by default; `rustcrypto` (the
+//! RustCrypto trait adapters). `default-features = false, features = ["chacha"]` is the
+//! smallest build.
 //!
 //! One request per handle type:
 //!
@@ -162,8 +167,8 @@ pub mod nonce;
 
 // Only under `RUSTFLAGS="--cfg cryptoreg_fault_injection"`, never a Cargo feature: a
 // feature unifies across the dependency graph, so any crate of a service's build could
-// switch this priority-10000 broken driver on for the whole service.
-#[cfg(cryptoreg_fault_injection)]
+// switch this priority-10000 broken driver on for the whole service. Its drivers are AES.
+#[cfg(all(cryptoreg_fault_injection, feature = "aes"))]
 mod fault_injection;
 
 /// Boots a registry over every linked driver with the self-test runner installed.
