@@ -1,8 +1,9 @@
 //! The registry's AEADs as RustCrypto [`AeadInOut`] (and so `AeadInPlace` and `Aead`):
-//! `gcm(aes)` with AES-128 and AES-256, and `rfc7539(chacha20,poly1305)`, each with a
-//! 12-byte nonce and a 16-byte tag appended to the ciphertext, as the RustCrypto types.
+//! `gcm(aes)` with AES-128 and AES-256 and `rfc7539(chacha20,poly1305)`, each with a
+//! 12-byte nonce, and `xchacha20poly1305` with a 24-byte one; all with a 16-byte tag
+//! appended to the ciphertext, as the RustCrypto types.
 
-use aead::consts::{U12, U16, U32};
+use aead::consts::{U12, U16, U24, U32};
 use aead::inout::InOutBuf;
 use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, Tag, TagPosition};
 
@@ -52,7 +53,7 @@ fn open(
 }
 
 macro_rules! aead_adapter {
-    ($name:ident, $alg:literal, $key:ty, $doc:literal) => {
+    ($name:ident, $alg:literal, $key:ty, $nonce:ty, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
             /// `None` when the registry could not serve the algorithm at `KeyInit::new`:
@@ -98,7 +99,7 @@ macro_rules! aead_adapter {
         }
 
         impl AeadCore for $name {
-            type NonceSize = U12;
+            type NonceSize = $nonce;
             type TagSize = U16;
             const TAG_POSITION: TagPosition = TagPosition::Postfix;
         }
@@ -138,17 +139,27 @@ aead_adapter!(
     Aes128Gcm,
     "gcm(aes)",
     U16,
+    U12,
     "AES-128-GCM from the registry's `gcm(aes)`, in place of `aes_gcm::Aes128Gcm`."
 );
 aead_adapter!(
     Aes256Gcm,
     "gcm(aes)",
     U32,
+    U12,
     "AES-256-GCM from the registry's `gcm(aes)`, in place of `aes_gcm::Aes256Gcm`."
 );
 aead_adapter!(
     ChaCha20Poly1305,
     "rfc7539(chacha20,poly1305)",
     U32,
+    U12,
     "ChaCha20-Poly1305 (RFC 8439) from the registry's `rfc7539(chacha20,poly1305)`, in place of `chacha20poly1305::ChaCha20Poly1305`."
+);
+aead_adapter!(
+    XChaCha20Poly1305,
+    "xchacha20poly1305",
+    U32,
+    U24,
+    "XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha-03: a 24-byte nonce, so random nonces are safe) from the registry's `xchacha20poly1305`, in place of `chacha20poly1305::XChaCha20Poly1305`."
 );
