@@ -293,7 +293,10 @@ fn explain_gives_every_candidate_a_verdict() {
     let ex = reg.explain("toy");
     assert_eq!(ex.chosen.as_deref(), Some("toy-aesni"));
     assert_eq!(ex.candidates[0].driver, "toy-aesni");
-    assert_eq!(ex.candidates[0].verdict, "chosen");
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: highest of 3 usable, priority 300"
+    );
     let by = |d: &str| {
         ex.candidates
             .iter()
@@ -314,6 +317,10 @@ fn explain_gives_every_candidate_a_verdict() {
     assert!(ex.error.unwrap().contains("failed its self-test"));
     let ex = reg.explain("toy-generic");
     assert_eq!(ex.chosen.as_deref(), Some("toy-generic"));
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: asked for by driver name, priority 100"
+    );
     let c = ex
         .candidates
         .iter()
@@ -331,6 +338,20 @@ fn explain_gives_every_candidate_a_verdict() {
         .find(|c| c.driver == "toy-generic")
         .unwrap();
     assert_eq!(c.verdict, "disabled");
+    // The reason names where the winning priority came from.
+    reg.set_priority("toy-b-tie", 301).unwrap();
+    let ex = reg.explain("toy");
+    assert_eq!(ex.chosen.as_deref(), Some("toy-b-tie"));
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: highest of 2 usable, runtime priority 301"
+    );
+    reg.disable("toy-aesni").unwrap();
+    let ex = reg.explain("toy");
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: the only usable candidate, runtime priority 301"
+    );
 }
 
 #[test]
@@ -354,6 +375,43 @@ fn proc_listing_names_every_driver() {
         assert!(text.contains(&format!("driver       : {d}\n")), "{d}");
     }
     assert!(text.contains("selftest     : passed"));
+    // The kernel's size lines for each type.
+    let record = |d: &str| {
+        text.split("\n\n")
+            .find(|r| r.contains(&format!("driver       : {d}\n")))
+            .unwrap()
+            .to_string()
+    };
+    let aesni = record("toy-aesni");
+    assert!(
+        aesni.contains("blocksize    : 16\nmin keysize  : 16\nmax keysize  : 16\nuses_zmm"),
+        "{aesni}"
+    );
+    let stream = record("toystream-generic");
+    assert!(
+        stream.contains(
+            "blocksize    : 1\nmin keysize  : 16\nmax keysize  : 16\nivsize       : 16\n"
+        ),
+        "{stream}"
+    );
+    assert!(!stream.contains("digestsize") && !stream.contains("maxauthsize"));
+    // The same as data, with the architecture a driver's features belong to.
+    let list = reg.list();
+    let entry = |d: &str| list.iter().find(|e| e.driver == d).unwrap();
+    assert_eq!(entry("toy-avx10_512").arch.as_deref(), Some("x86_64"));
+    assert_eq!(entry("toy-generic").arch, None, "portable");
+    assert_eq!(
+        entry("toy-aesni").arch,
+        None,
+        "`aes` alone names no architecture"
+    );
+    assert_eq!(
+        (
+            entry("toystream-generic").ivsize,
+            entry("toy-aesni").maxauthsize
+        ),
+        (16, None)
+    );
 }
 
 // A template that is another spelling, as the kernel's `gcm(X)` is `gcm_base(ctr(X),ghash)`,

@@ -68,11 +68,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Every registered driver with its priority and self-test state.
-    List {
-        /// The /proc/crypto-style listing instead of a table.
-        #[arg(long, conflicts_with = "json")]
-        proc: bool,
-    },
+    List(cmd::list::Args),
     /// Which driver a name resolves to, and why each candidate was or was not chosen.
     Explain {
         /// Algorithm name (`xts(aes)`) or driver name (`xts-aes-aesni`).
@@ -149,7 +145,7 @@ fn run(cli: Cli) -> Result<String, CliError> {
         }
     }
     match cli.command {
-        Command::List { proc } => cmd::list::run(&g, proc),
+        Command::List(args) => cmd::list::run(&g, &args),
         Command::Explain { name } => cmd::explain::run(&g, &name),
         Command::Selftest(args) => cmd::selftest::run(&g, &args),
         Command::Cpu => cmd::cpu::run(&g),

@@ -161,15 +161,155 @@ fn list_human_and_proc_formats() {
     let cfg = dir.file("off.toml", OFF);
     let t = text(&["list", "--config", arg(&cfg)]);
     let header = t.lines().next().unwrap();
+    for col in ["DRIVER", "PRIO", "STATE", "REFS", "NOTE"] {
+        assert!(header.contains(col), "{header}");
+    }
+    // One heading line per algorithm name, its drivers beneath.
+    assert!(t.lines().any(|l| l == "aes (cipher)"), "{t}");
+    assert!(t.lines().any(|l| l.contains("aes-generic")), "{t}");
+    let wide = text(&["list", "--wide", "--config", arg(&cfg)]);
+    let header = wide.lines().next().unwrap();
     for col in [
-        "NAME", "DRIVER", "TYPE", "PRIO", "BASE", "STATE", "ZMM", "REQUIRES",
+        "NAME", "DRIVER", "TYPE", "PRIO", "BASE", "STATE", "ZMM", "ARCH", "REQUIRES", "REFCNT",
     ] {
         assert!(header.contains(col), "{header}");
     }
-    assert!(t.lines().any(|l| l.contains("aes-generic")), "{t}");
+    // The randomized tests build the generic instances they compare against.
+    let cfg = dir.file("full.toml", "[selftest]\nfuzz_iterations = 1\n");
     let p = text(&["list", "--proc", "--config", arg(&cfg)]);
     assert!(p.contains("driver       : aes-generic\n"), "{p}");
     assert!(p.contains("priority     : 100\n"), "{p}");
+    // The size lines /proc/crypto shows for each type.
+    let record = |driver: &str| {
+        p.split("\n\n")
+            .find(|r| r.contains(&format!("driver       : {driver}\n")))
+            .unwrap_or_else(|| panic!("{driver} not in {p}"))
+            .to_string()
+    };
+    let aes = record("aes-generic");
+    assert!(
+        aes.contains("blocksize    : 16\nmin keysize  : 16\nmax keysize  : 32\n"),
+        "{aes}"
+    );
+    let gcm = record("gcm_base(ctr(aes-generic),ghash-generic)");
+    assert!(
+        gcm.contains("blocksize    : 1\nivsize       : 12\nmaxauthsize  : 16\n"),
+        "{gcm}"
+    );
+    assert!(!gcm.contains("keysize"), "{gcm}");
+    let ghash = record("ghash-generic");
+    assert!(ghash.contains("digestsize   : 16\n"), "{ghash}");
+    let xts = record("xts(ecb(aes-generic))");
+    assert!(
+        xts.contains("min keysize  : 32\nmax keysize  : 64\nivsize       : 16\n"),
+        "{xts}"
+    );
+    // The same fields in the JSON, with the chosen flag.
+    let list = json(&["list", "--json", "--config", arg(&cfg)]);
+    let x = entry(&list, "xts(ecb(aes-generic))");
+    assert_eq!(
+        (
+            &x["blocksize"],
+            &x["min_keysize"],
+            &x["max_keysize"],
+            &x["ivsize"]
+        ),
+        (
+            &Value::from(16),
+            &Value::from(32),
+            &Value::from(64),
+            &Value::from(16)
+        )
+    );
+    assert_eq!(entry(&list, "ghash-generic")["digestsize"], 16);
+    assert_eq!(entry(&list, "aes-generic")["arch"], Value::Null);
+    assert!(entry(&list, "aes-generic")["chosen"].is_boolean());
+}
+
+/// For this machine and every preset: the default table fits 100 columns; each algorithm
+/// has exactly one starred driver, the one `selftest` reports as chosen; the other
+/// architecture's records show only with `--all-arch`.
+#[test]
+fn list_marks_the_chosen_fits_100_columns_and_keeps_to_the_planned_arch() {
+    let dir = TempDir::new("listc");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let mut cpus = vec!["native"];
+    cpus.extend(cryptoreg::CpuInfo::preset_names());
+    for cpu in cpus {
+        let report = json(&["selftest", "--json", "--cpu", cpu, "--config", c]);
+        let chosen = report["chosen"].as_object().unwrap();
+        let list = json(&["list", "--json", "--cpu", cpu, "--config", c]);
+        let entries = list.as_array().unwrap();
+        let arch = json(&["cpu", "--json", "--cpu", cpu])["arch"].clone();
+        for e in entries {
+            assert!(e["arch"].is_null() || e["arch"] == arch, "{cpu}: {e}");
+            let is_chosen = chosen.get(e["name"].as_str().unwrap()) == Some(&e["driver"]);
+            assert_eq!(e["chosen"], is_chosen, "{cpu}: {e}");
+        }
+        for (name, driver) in chosen {
+            let starred = entries
+                .iter()
+                .filter(|e| e["name"] == name.as_str() && e["chosen"] == true)
+                .count();
+            assert_eq!(starred, usize::from(driver.is_string()), "{cpu}: {name}");
+        }
+        let all = json(&["list", "--json", "--all-arch", "--cpu", cpu, "--config", c]);
+        let arches: std::collections::BTreeSet<&str> = all
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["arch"].as_str())
+            .collect();
+        assert_eq!(
+            arches.into_iter().collect::<Vec<_>>(),
+            ["aarch64", "x86_64"],
+            "{cpu}"
+        );
+        assert!(all.as_array().unwrap().len() > entries.len(), "{cpu}");
+
+        let t = text(&["list", "--cpu", cpu, "--config", c]);
+        for line in t.lines() {
+            assert!(line.chars().count() <= 100, "{cpu}: {line:?}");
+        }
+        let starred: Vec<&str> = t
+            .lines()
+            .filter_map(|l| l.strip_prefix("*"))
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        let mut want: Vec<&str> = chosen.values().filter_map(Value::as_str).collect();
+        let mut got = starred.clone();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "{cpu}:\n{t}");
+    }
+}
+
+#[test]
+fn list_filters_by_name_and_by_common_name() {
+    let dir = TempDir::new("listf");
+    let cfg = dir.file("off.toml", OFF);
+    let c = arg(&cfg);
+    let list = json(&["list", "--json", "xts", "--config", c]);
+    let entries = list.as_array().unwrap();
+    assert!(!entries.is_empty());
+    for e in entries {
+        let (n, d) = (e["name"].as_str().unwrap(), e["driver"].as_str().unwrap());
+        assert!(n.contains("xts") || d.contains("xts"), "{e}");
+    }
+    // Any case; OpenSSL's name lists the algorithm it stands for.
+    let upper = json(&["list", "--json", "XTS", "--config", c]);
+    assert_eq!(upper, list);
+    let gcm = json(&["list", "--json", "aes-256-gcm", "--config", c]);
+    let names: std::collections::BTreeSet<&str> = gcm
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.into_iter().collect::<Vec<_>>(), ["gcm(aes)"]);
+    let none = text(&["list", "no-such-thing", "--config", c]);
+    assert!(none.ends_with("(no entry matches)\n"), "{none}");
 }
 
 #[test]
@@ -426,6 +566,50 @@ fn selftest_with_tests_off_reports_untested() {
         .iter()
         .all(|d| d["failures"].as_array().unwrap().is_empty()));
     assert!(v["chosen"]["aes"].is_string(), "{v:#}");
+}
+
+/// Per algorithm: the chosen driver, its priority and why; the names only a template
+/// serves are among them.
+#[test]
+fn selftest_reports_each_choice_with_its_priority_and_reason() {
+    let dir = TempDir::new("stwhy");
+    let cfg = dir.file("kat.toml", KAT);
+    let c = arg(&cfg);
+    let v = json(&["selftest", "--json", "--config", c]);
+    let choices = v["choices"].as_object().unwrap();
+    for name in ["rfc4106(gcm(aes))", "rfc7539esp(chacha20,poly1305)"] {
+        let ch = &choices[name];
+        assert_eq!(ch["template_only"], true, "{name}: {v:#}");
+        assert!(ch["driver"]
+            .as_str()
+            .unwrap()
+            .starts_with(name.split('(').next().unwrap()));
+    }
+    assert_eq!(choices["xts(aes)"]["template_only"], false);
+    for (name, ch) in choices {
+        let explained = json(&["explain", name, "--json", "--config", c]);
+        assert_eq!(ch["driver"], explained["chosen"], "{name}");
+        let top = &explained["candidates"][0];
+        assert_eq!(ch["priority"], top["priority"], "{name}");
+        assert_eq!(
+            format!("chosen: {}", ch["reason"].as_str().unwrap()),
+            top["verdict"].as_str().unwrap(),
+            "{name}"
+        );
+        assert!(
+            ch["reason"].as_str().unwrap().contains("usable"),
+            "{name}: {ch}"
+        );
+        assert_eq!(v["chosen"][name], ch["driver"]);
+    }
+    let t = text(&["selftest", "--config", c]);
+    let line = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("rfc4106(gcm(aes)) "))
+        .unwrap_or_else(|| panic!("{t}"));
+    let p = choices["rfc4106(gcm(aes))"]["priority"].to_string();
+    assert!(line.contains(&format!(" {p}  ")), "{line}");
+    assert!(line.contains("a template serves this name"), "{line}");
 }
 
 /// OpenSSL's and IANA's names explain and measure the registry's algorithm they name; a

@@ -46,10 +46,7 @@ fn live_commands_match_offline_output_and_change_the_live_process() {
         json(&["--config", arg(&cfg), "--json", "explain", "ctr(aes)"])
     );
     let header = text(&["--socket", s, "list"]);
-    assert!(
-        header.lines().next().unwrap().contains("REFCNT"),
-        "{header}"
-    );
+    assert!(header.lines().next().unwrap().contains("REFS"), "{header}");
     let proc_text = text(&["--socket", s, "list", "--proc"]);
     assert!(proc_text.contains("refcnt       : 0\n"), "{proc_text}");
     let report = json(&["--socket", s, "--json", "selftest"]);

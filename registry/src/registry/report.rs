@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::alg::DriverInfo;
+use crate::alg::{AlgType, DriverInfo};
 use crate::config::SelftestMode;
 use crate::policy::ZMM_DEMOTED_PRIORITY;
 
@@ -51,6 +51,31 @@ pub struct ListEntry {
     pub failures: Vec<String>,
     /// Self-test wall time in milliseconds.
     pub selftest_ms: f64,
+    /// The architecture whose instructions the driver executes (`x86_64`, `aarch64`),
+    /// `None` for a portable driver. Every architecture's records are compiled everywhere
+    /// (so a plan for another CPU shows its ladder); listings hide the other
+    /// architecture's unless asked.
+    #[serde(default)]
+    pub arch: Option<String>,
+    /// Block size in bytes (1 for stream ciphers and AEADs over them), as `/proc/crypto`'s
+    /// `blocksize`.
+    #[serde(default)]
+    pub blocksize: usize,
+    /// Smallest key in bytes (`min keysize`).
+    #[serde(default)]
+    pub min_keysize: usize,
+    /// Largest key in bytes (`max keysize`).
+    #[serde(default)]
+    pub max_keysize: usize,
+    /// IV or nonce size in bytes (`ivsize`).
+    #[serde(default)]
+    pub ivsize: usize,
+    /// Largest tag of an AEAD (`maxauthsize`); `None` for the other types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maxauthsize: Option<usize>,
+    /// Digest size of a hash (`digestsize`); `None` for the other types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digestsize: Option<usize>,
 }
 
 /// One driver's counters (`stats` on the control socket). Requests and bytes are summed
@@ -147,14 +172,30 @@ impl ListEntry {
                 "cryptoreg-algos"
             };
             s.push_str(&format!(
-                "name         : {}\ndriver       : {}\nmodule       : {}\npriority     : {}\nrefcnt       : {}\nselftest     : {}\ntype         : {}\nuses_zmm     : {}\nrequires     : {}\n\n",
-                e.name,
-                e.driver,
-                module,
-                e.priority,
-                e.refcnt,
-                e.state,
-                e.alg_type,
+                "name         : {}\ndriver       : {}\nmodule       : {}\npriority     : {}\nrefcnt       : {}\nselftest     : {}\ntype         : {}\n",
+                e.name, e.driver, module, e.priority, e.refcnt, e.state, e.alg_type,
+            ));
+            // The size lines the kernel prints for each type (its `crypto_*_show`).
+            s.push_str(&format!("blocksize    : {}\n", e.blocksize));
+            match e.alg_type {
+                "cipher" | "skcipher" => s.push_str(&format!(
+                    "min keysize  : {}\nmax keysize  : {}\n",
+                    e.min_keysize, e.max_keysize
+                )),
+                _ => {}
+            }
+            match e.alg_type {
+                "skcipher" | "aead" => s.push_str(&format!("ivsize       : {}\n", e.ivsize)),
+                _ => {}
+            }
+            if let Some(n) = e.maxauthsize {
+                s.push_str(&format!("maxauthsize  : {n}\n"));
+            }
+            if let Some(n) = e.digestsize {
+                s.push_str(&format!("digestsize   : {n}\n"));
+            }
+            s.push_str(&format!(
+                "uses_zmm     : {}\nrequires     : {}\n\n",
                 if e.uses_zmm { "yes" } else { "no" },
                 e.requires.join(" "),
             ));
@@ -345,6 +386,7 @@ pub struct DriverReport {
 
 impl Registry {
     pub(super) fn list_entry(&self, inner: &Inner, e: &Entry) -> ListEntry {
+        let sizes = e.info.sizes();
         ListEntry {
             name: e.info.name().to_string(),
             driver: e.info.driver().to_string(),
@@ -360,6 +402,16 @@ impl Registry {
             tests: e.outcome.tests,
             failures: e.outcome.failures.clone(),
             selftest_ms: e.elapsed.as_secs_f64() * 1e3,
+            arch: match e.info.requires().arches().as_slice() {
+                [one] => Some(one.name().to_string()),
+                _ => None,
+            },
+            blocksize: sizes.block,
+            min_keysize: sizes.min_key,
+            max_keysize: sizes.max_key,
+            ivsize: sizes.iv,
+            maxauthsize: (e.info.alg_type() == AlgType::Aead).then_some(sizes.out),
+            digestsize: (e.info.alg_type() == AlgType::Hash).then_some(sizes.out),
         }
     }
 
@@ -541,7 +593,39 @@ impl Registry {
         });
         if let Some(k) = chosen_key {
             if let Some(pos) = candidates.iter().position(|c| &c.driver == k) {
-                let c = candidates.remove(pos);
+                let mut c = candidates.remove(pos);
+                // The usable candidates it beat are the ones the verdicts above say lost
+                // on priority or at a tie; the others could not have been chosen at all.
+                let beaten = candidates
+                    .iter()
+                    .filter(|c| {
+                        c.verdict.starts_with("lower priority") || c.verdict.starts_with("tie at")
+                    })
+                    .count();
+                let how = if pinned {
+                    "asked for by driver name".to_string()
+                } else if described {
+                    "the implementation the template call names".to_string()
+                } else if beaten == 0 {
+                    "the only usable candidate".to_string()
+                } else {
+                    format!("highest of {} usable", beaten + 1)
+                };
+                let source = chosen_entry.map_or("priority", |e| {
+                    if inner.runtime_priority.contains_key(e.info.driver()) {
+                        "runtime priority"
+                    } else if inner.config_priority.contains_key(e.info.driver()) {
+                        "configured priority"
+                    } else {
+                        "priority"
+                    }
+                });
+                // "chosen" [" (zmm note)"] [" [not run: ...]"] gains the reason.
+                c.verdict = c.verdict.replacen(
+                    "chosen",
+                    &format!("chosen: {how}, {source} {}", c.priority),
+                    1,
+                );
                 candidates.insert(0, c);
             }
         }

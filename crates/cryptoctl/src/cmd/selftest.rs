@@ -2,10 +2,12 @@
 //!
 //! Without `--driver`: boot exactly as a service would (self-tests run during boot),
 //! resolve every algorithm name so the template instances a service would get are built
-//! and tested too, and report per driver, with the driver chosen for each name. A failed
-//! driver that the policy excluded is the system working, so the exit status is 0 unless
-//! the boot itself fails (`on_failure = "abort"`); failures are printed in their own
-//! section with the command that replays each.
+//! and tested too, and report per driver, then per algorithm name (those only a template
+//! serves, such as `rfc4106(gcm(aes))`, included) the driver chosen, its priority and
+//! why, in `explain`'s words. A failed driver that the policy excluded is the system
+//! working, so the exit status is 0 unless the boot itself fails (`on_failure = "abort"`)
+//! or a name is left with no usable driver; failures are printed in their own section
+//! with the command that replays each.
 //!
 //! With `--driver D`: boot in `kat` mode (fast, and the generic references must pass
 //! their known answers to serve as references), then run the full test of D alone with
@@ -18,8 +20,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use cryptoreg::control::Request;
-use cryptoreg::{DriverReport, Explanation, ListEntry, SelftestMode, SelftestReport, TestParams};
+use cryptoreg::{DriverReport, SelftestMode, SelftestReport, TestParams};
 
+use crate::cmd::choices::{self, Choice};
 use crate::cmd::{live, Globals};
 use crate::error::CliError;
 use crate::table::{Align, Table};
@@ -65,14 +68,14 @@ struct BootReport {
     elapsed_ms: f64,
     /// The boot's own report (its `elapsed_ms` is the boot alone).
     report: SelftestReport,
-    /// Algorithm name -> the driver a request gets now (null if none).
-    chosen: BTreeMap<String, Option<String>>,
-    /// Why a name resolves to nothing.
-    errors: BTreeMap<String, String>,
+    /// Algorithm name -> the driver a request gets now, its priority and why; the
+    /// template-only names (`rfc4106(gcm(aes))`) included.
+    choices: BTreeMap<String, Choice>,
 }
 
 /// The JSON shape: the report's fields beside the totals (`boot_ms` is the report's
-/// `elapsed_ms`).
+/// `elapsed_ms`); `chosen` maps each name to its driver (null if none), `errors` says why
+/// a name has none, `choices` adds the priority and the reason.
 impl Serialize for BootReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
@@ -83,9 +86,10 @@ impl Serialize for BootReport {
             seed: &'a str,
             drivers: &'a [DriverReport],
             warnings: &'a [String],
-            chosen: &'a BTreeMap<String, Option<String>>,
+            chosen: BTreeMap<&'a str, Option<&'a str>>,
             #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-            errors: &'a BTreeMap<String, String>,
+            errors: BTreeMap<&'a str, &'a str>,
+            choices: &'a BTreeMap<String, Choice>,
         }
         Wire {
             elapsed_ms: self.elapsed_ms,
@@ -94,38 +98,38 @@ impl Serialize for BootReport {
             seed: &self.report.seed,
             drivers: &self.report.drivers,
             warnings: &self.report.warnings,
-            chosen: &self.chosen,
-            errors: &self.errors,
+            chosen: self
+                .choices
+                .iter()
+                .map(|(n, c)| (n.as_str(), c.driver.as_deref()))
+                .collect(),
+            errors: self.unusable().collect(),
+            choices: &self.choices,
         }
         .serialize(s)
     }
 }
 
+impl BootReport {
+    /// The names nothing usable serves, with why.
+    fn unusable(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.choices
+            .iter()
+            .filter(|(_, c)| c.driver.is_none())
+            .map(|(n, c)| (n.as_str(), c.reason.as_str()))
+    }
+}
+
 /// The boot report of a live process (`--socket`): its boot's self-test report, and the
-/// driver each algorithm name resolves to there now (`explain` of every name in `list`).
+/// driver each algorithm name resolves to there now.
 fn live_report(path: &std::path::Path) -> Result<BootReport, CliError> {
     let start = Instant::now();
     let report: SelftestReport = live::call(path, &Request::new("report"))?;
-    let list: Vec<ListEntry> = live::call(path, &Request::new("list"))?;
-    let names: std::collections::BTreeSet<String> = list
-        .into_iter()
-        .filter(|e| !e.instance)
-        .map(|e| e.name)
-        .collect();
-    let mut chosen = BTreeMap::new();
-    let mut errors = BTreeMap::new();
-    for name in names {
-        let ex: Explanation = live::call(path, &Request::new("explain").name(&name))?;
-        if let (None, Some(e)) = (&ex.chosen, &ex.error) {
-            errors.insert(name.clone(), e.clone());
-        }
-        chosen.insert(name, ex.chosen);
-    }
+    let choices = choices::live(path)?;
     Ok(BootReport {
         elapsed_ms: report.elapsed_ms + start.elapsed().as_secs_f64() * 1e3,
         report,
-        chosen,
-        errors,
+        choices,
     })
 }
 
@@ -162,25 +166,12 @@ fn offline_report(g: &Globals, args: &Args) -> Result<BootReport, CliError> {
     }
     let start = Instant::now();
     let reg = g.boot(config)?;
-    let mut chosen = BTreeMap::new();
-    let mut errors = BTreeMap::new();
-    for name in reg.algorithm_names() {
-        match reg.resolve(&name) {
-            Ok(info) => {
-                chosen.insert(name, Some(info.driver().to_string()));
-            }
-            Err(e) => {
-                errors.insert(name.clone(), e.to_string());
-                chosen.insert(name, None);
-            }
-        }
-    }
+    let choices = choices::offline(&reg);
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(BootReport {
         elapsed_ms,
         report: reg.selftest_report(),
-        chosen,
-        errors,
+        choices,
     })
 }
 
@@ -188,18 +179,14 @@ fn finish(text: String, out: &BootReport) -> Result<String, CliError> {
     // An algorithm that ends with no usable driver is a failed boot for this command,
     // even when every failure was excluded as configured: a service asking for it would
     // get nothing.
-    let unusable: Vec<&String> = out.errors.keys().collect();
+    let unusable: Vec<&str> = out.unusable().map(|(n, _)| n).collect();
     if !unusable.is_empty() {
         return Err(CliError::Failed {
             output: text,
             message: format!(
                 "no usable driver for {} algorithm(s): {}",
                 unusable.len(),
-                unusable
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                unusable.join(", ")
             ),
         });
     }
@@ -207,21 +194,35 @@ fn finish(text: String, out: &BootReport) -> Result<String, CliError> {
 }
 
 /// The report as `SelftestReport`'s `Display` writes it (summary, warnings, the driver
-/// table, failures with their replay commands), then the driver chosen for each name and
-/// the total time.
+/// table, failures with their replay commands), then the driver chosen for each name with
+/// its priority and the reason `explain` gives, and the total time.
 fn boot_human(r: &BootReport) -> String {
     let mut out = r.report.to_string();
-    out.push_str("\nchosen:\n");
-    let mut c = Table::new(&[("", Align::Left), ("", Align::Left), ("", Align::Left)]);
-    for (name, driver) in &r.chosen {
-        let answer = match driver {
-            Some(d) => d.clone(),
-            None => format!(
-                "(nothing: {})",
-                r.errors.get(name).map_or("", String::as_str)
-            ),
+    out.push_str("\nchosen: the driver a request for each name gets now, and why\n");
+    let mut c = Table::new(&[
+        ("", Align::Left),
+        ("", Align::Left),
+        ("", Align::Left),
+        ("", Align::Right),
+        ("", Align::Left),
+    ]);
+    for (name, choice) in &r.choices {
+        let (driver, why) = match &choice.driver {
+            Some(d) => (d.clone(), choice.reason.clone()),
+            None => ("(nothing)".to_string(), choice.reason.clone()),
         };
-        c.row([name.clone(), "->".to_string(), answer]);
+        let why = if choice.template_only {
+            format!("{why}; a template serves this name")
+        } else {
+            why
+        };
+        c.row([
+            name.clone(),
+            "->".to_string(),
+            driver,
+            choice.priority.map_or(String::new(), |p| p.to_string()),
+            why,
+        ]);
     }
     out.extend(c.render("  ").lines().skip(1).map(|l| format!("{l}\n")));
     out.push_str(&format!(
