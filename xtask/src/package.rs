@@ -25,6 +25,13 @@ pub const COPIES: &[(&str, &str)] = &[
     ),
     // The facade's crate docs; its embedding example runs as a doc test.
     ("README.md", "crates/cryptoreg/README.md"),
+    // The README's speed picture, so its relative link resolves inside the package too,
+    // and the facade's crate page draws it inline (rustdoc cannot follow a relative
+    // image link).
+    (
+        "docs/xts-aes-speed.svg",
+        "crates/cryptoreg/docs/xts-aes-speed.svg",
+    ),
     // The licence texts, inside every published package (`MIT OR Apache-2.0`).
     ("LICENSE-MIT", "registry/LICENSE-MIT"),
     ("LICENSE-APACHE", "registry/LICENSE-APACHE"),
@@ -79,8 +86,11 @@ pub fn check_copies(root: &Path) -> Result<String, String> {
 /// Rewrites every copy from its original.
 pub fn sync_copies(root: &Path) -> Result<String, String> {
     for &(original, copy) in COPIES {
-        std::fs::write(root.join(copy), read(root, original)?)
-            .map_err(|e| format!("writing {copy}: {e}"))?;
+        let to = root.join(copy);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        }
+        std::fs::write(to, read(root, original)?).map_err(|e| format!("writing {copy}: {e}"))?;
     }
     Ok(format!("{} copies rewritten", COPIES.len()))
 }

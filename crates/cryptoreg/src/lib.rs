@@ -72,6 +72,15 @@
 //! Its examples are compiled and run as doc tests of this crate; the file is a copy of
 //! the workspace's `README.md` that `cargo xtask ci` checks and `cargo xtask sync`
 //! rewrites.
+//!
+//! ## Speed by message size
+//!
+//! `xts(aes)` with 2×256-bit keys on a Sapphire Rapids class Xeon (2 vCPUs), one line per
+//! driver of the ladder, drawn by `cryptoctl speed 'xts(aes)' --key-bits 256 --plot
+//! FILE` (the README's "A picture" section says how it was made):
+//!
+#![doc = include_str!("../docs/xts-aes-speed.svg")]
+//!
 #![forbid(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
 #![cfg_attr(docsrs, feature(doc_cfg))]
