@@ -27,7 +27,7 @@
 //! * `cargo xtask arm64` — the workspace cross-built for arm64 with Debian's toolchain
 //!   (installed with apt when missing), clippy's MSRV check on it, and every test and
 //!   `cryptoctl selftest` under `qemu-aarch64` on several CPU models (see `arm64.rs`).
-//! * `cargo xtask bench` — criterion benches.
+//! * `cargo xtask bench` — criterion benches (`benches/criterion`, crate `cryptoreg-bench`).
 //! * `cargo xtask peers` — the AEADs against ring and aws-lc-rs (`benches/peers`, its own
 //!   workspace, which `ci` does not compile).
 //! * `cargo xtask tls-bench` — TLS bulk transfer and handshakes with the cryptoreg provider
@@ -320,7 +320,7 @@ fn main() -> ExitCode {
         Some("doc") => doc(),
         Some("package") => package::package(),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
-        Some("bench") => cargo(&["bench", "-p", "cryptoreg"]),
+        Some("bench") => cargo(&["bench", "-p", "cryptoreg-bench"]),
         Some("peers") => peers::run(&root(), &args[1..]),
         Some("tls-bench") => peers::tls_bench(&root(), &args[1..]),
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
