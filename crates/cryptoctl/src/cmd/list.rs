@@ -93,7 +93,30 @@ pub fn run(g: &Globals, args: &Args) -> Result<String, CliError> {
     } else {
         grouped(&shown, &is_chosen, &choices)
     };
-    Ok(format!("{note}{table}"))
+    Ok(format!("{}{table}", wrap_note(&note)))
+}
+
+/// The simulated-CPU note wrapped at [`COLUMNS`] on spaces, continuation lines indented
+/// under the `# `, so the whole listing keeps to the width.
+fn wrap_note(note: &str) -> String {
+    let mut out = String::new();
+    for line in note.lines() {
+        let mut current = String::new();
+        for word in line.split(' ') {
+            if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > COLUMNS {
+                out.push_str(&current);
+                out.push('\n');
+                current = String::from("#  ");
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        out.push_str(&current);
+        out.push('\n');
+    }
+    out
 }
 
 /// Whether a record belongs to the planned architecture (portable records belong to all).
@@ -277,6 +300,29 @@ mod tests {
         assert_eq!(cut.trim_end_matches('\n').chars().count(), COLUMNS);
         assert!(cut.ends_with("...\n"));
         assert_eq!(fit("short"), "short\n");
+    }
+
+    #[test]
+    fn the_simulated_note_wraps_at_the_width() {
+        let long = format!(
+            "# simulated CPU: westmere (drivers needing {} are planned for)\n",
+            "sse4.2 ".repeat(20).trim_end()
+        );
+        let wrapped = wrap_note(&long);
+        assert!(wrapped.lines().count() > 1, "{wrapped}");
+        for line in wrapped.lines() {
+            assert!(line.chars().count() <= COLUMNS, "{line:?}");
+            assert!(line.starts_with('#'), "{line:?}");
+        }
+        let words = |s: &str| {
+            s.split_whitespace()
+                .filter(|w| *w != "#")
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words(&wrapped), words(&long));
+        assert_eq!(wrap_note("# short\n"), "# short\n");
+        assert_eq!(wrap_note(""), "");
     }
 
     #[test]
