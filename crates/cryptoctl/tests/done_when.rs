@@ -90,53 +90,78 @@ fn explain_xts_aes_chooses_xts_aes_aesni() {
     }
 }
 
+/// A template instance is the fallback (issue 22): lowering the only concrete driver of
+/// `xts(aes)` on a Westmere keeps it chosen, and the instance says why it was not
+/// considered; disabling it is what moves the choice to the instance.
 #[test]
-fn lowering_xts_aes_aesni_to_50_moves_the_choice_to_the_instance() {
+fn lowering_xts_aes_aesni_keeps_it_and_disabling_it_moves_the_choice_to_the_instance() {
     if !host_has_aesni() {
         return;
     }
     let dir = TempDir::new("dw-lower");
-    let cfg = dir.file(
+    let explain = |cfg: &std::path::Path| {
+        json(&[
+            "explain",
+            "xts(aes)",
+            "--json",
+            "--config",
+            arg(cfg),
+            "--cpu",
+            "westmere",
+        ])
+    };
+    let low = dir.file(
         "low.toml",
         &format!("{GATED}[priority]\n\"xts-aes-aesni\" = 50\n"),
     );
-    let v = json(&[
-        "explain",
-        "xts(aes)",
-        "--json",
-        "--config",
-        arg(&cfg),
-        "--cpu",
-        "westmere",
-    ]);
+    let v = explain(&low);
+    assert_eq!(v["chosen"], "xts-aes-aesni", "{v:#}");
+    let cands = v["candidates"].as_array().unwrap();
+    assert_eq!(
+        (priority(&cands[0]), cands[0]["base_priority"].as_u64()),
+        (50, Some(401))
+    );
+    assert_eq!(
+        cands[0]["verdict"],
+        "chosen: the only usable candidate, configured priority 50",
+        "{v:#}"
+    );
+    let inst = cands
+        .iter()
+        .find(|c| c["driver"] == "xts(ecb-aes-aesni)")
+        .expect("the instance is listed with its verdict");
+    assert_eq!(priority(inst), 400);
+    assert!(
+        inst["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("not considered: a driver of xts(aes) is usable"),
+        "{inst}"
+    );
+
+    let off = dir.file(
+        "off.toml",
+        &format!("{GATED}[disable]\ndrivers = [\"xts-aes-aesni\"]\n"),
+    );
+    let v = explain(&off);
     assert_eq!(v["chosen"], "xts(ecb-aes-aesni)", "{v:#}");
     let cands = v["candidates"].as_array().unwrap();
-    assert_eq!(priority(&cands[0]), 400, "{v:#}");
+    assert!(
+        cands[0]["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("chosen: no driver of the algorithm is usable"),
+        "{v:#}"
+    );
     let aesni = cands
         .iter()
         .find(|c| c["driver"] == "xts-aes-aesni")
         .unwrap();
-    assert_eq!(
-        (priority(aesni), aesni["base_priority"].as_u64()),
-        (50, Some(401))
-    );
-    assert!(
-        aesni["verdict"]
-            .as_str()
-            .unwrap()
-            .contains("lower priority"),
-        "{aesni}"
-    );
+    assert_eq!(aesni["verdict"], "disabled", "{aesni}");
 
     // The same through the editor and the human output.
     let edited = dir.file("edited.toml", GATED);
-    text(&[
-        "--config",
-        arg(&edited),
-        "set-priority",
-        "xts-aes-aesni",
-        "50",
-    ]);
+    text(&["--config", arg(&edited), "disable", "xts-aes-aesni"]);
     let human = text(&[
         "explain",
         "xts(aes)",

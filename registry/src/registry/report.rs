@@ -515,6 +515,10 @@ impl Registry {
         // Asked for by a template call over named children (`xts(aes-generic)`): only
         // the instance it describes was competing, not every driver of the algorithm.
         let described = !pinned && name != alg_name;
+        // The chosen competed in the first tier: the name's own instances were only the
+        // fallback (see `Registry::fallback_tier`).
+        let fallback_only =
+            chosen_entry.is_some_and(|c| self.fallback_tier(&inner, &c.info, &alg_name) == 0);
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()
@@ -557,6 +561,14 @@ impl Registry {
                     format!("not asked for: {name} is pinned by driver name")
                 } else if described && chosen_key.is_some() {
                     format!("not asked for: {name} describes another implementation")
+                } else if fallback_only
+                    && self.fallback_tier(&inner, &e.info, &alg_name) == 1
+                    && e.info.name() == alg_name
+                {
+                    format!(
+                        "not considered: a driver of {alg_name} is usable (an instance is \
+                         the fallback unless given a priority)"
+                    )
                 } else if let Some(cp) = chosen_prio.filter(|&cp| priority < cp) {
                     format!("lower priority ({priority} < {cp})")
                 } else if let Some(tie) = chosen_entry
@@ -606,6 +618,13 @@ impl Registry {
                     "asked for by driver name".to_string()
                 } else if described {
                     "the implementation the template call names".to_string()
+                } else if !fallback_only && beaten == 0 {
+                    "no driver of the algorithm is usable: the template instance".to_string()
+                } else if !fallback_only {
+                    format!(
+                        "no driver of the algorithm is usable: highest of {} instances",
+                        beaten + 1
+                    )
                 } else if beaten == 0 {
                     "the only usable candidate".to_string()
                 } else {

@@ -1,6 +1,7 @@
 //! Resolution: the driver that serves a name (exact driver names, then the highest
-//! effective priority among usable entries and the template instance the name describes),
-//! and the handles built on it.
+//! effective priority among usable concrete drivers and the template instance the name
+//! describes, with the name's own instances as the fallback), and the handles built on
+//! it.
 //!
 //! Every path that chooses an entry returns what it chose — the description and its
 //! handle counter, taken under the same lock as the eligibility check — instead of a key
@@ -58,6 +59,29 @@ pub(super) fn candidate_order(a: (u32, &DriverInfo), b: (u32, &DriverInfo)) -> C
 }
 
 impl Registry {
+    /// Whether an operator gave this driver a priority of its own (at run time or in the
+    /// configuration), by its name.
+    pub(super) fn has_operator_priority(&self, inner: &Inner, info: &DriverInfo) -> bool {
+        inner.runtime_priority.contains_key(info.driver())
+            || inner.config_priority.contains_key(info.driver())
+    }
+
+    /// Template instances are the fallback of an algorithm name: an instance of the
+    /// name's own algorithm competes only when no concrete driver of it is usable, unless
+    /// an operator gave that instance a priority of its own (then it competes on priority
+    /// like a driver). Tier 0 competes first; tier 1 only when nothing in tier 0 is
+    /// usable. The instance a template call over named children describes
+    /// (`xts(aes-generic)`, named `xts(aes)`) is what was asked for: tier 0.
+    ///
+    /// This is stricter than the kernel, which never builds an instance while a
+    /// registered driver answers the name but lets one already built compete on
+    /// priority: here the answer never depends on which instances happen to be built.
+    pub(super) fn fallback_tier(&self, inner: &Inner, info: &DriverInfo, name: &str) -> u8 {
+        u8::from(
+            info.is_instance() && info.name() == name && !self.has_operator_priority(inner, info),
+        )
+    }
+
     /// Builds (or finds) the template instance a name asks for, over the best children.
     /// `None` when the name is not a template call of a known template.
     ///
@@ -236,7 +260,12 @@ impl Registry {
                     Some(_) => {}
                 }
             }
-            candidates.sort_by(|a, b| candidate_order((a.0, &a.1.info), (b.0, &b.1.info)));
+            candidates.sort_by(|a, b| {
+                let tier = |e: &Entry| self.fallback_tier(&inner, &e.info, name);
+                tier(a.1)
+                    .cmp(&tier(b.1))
+                    .then_with(|| candidate_order((a.0, &a.1.info), (b.0, &b.1.info)))
+            });
             let mut first_refusal: Option<Error> = None;
             let mut failed: Option<Error> = None;
             let mut wait_for: Option<(String, bool)> = None;
