@@ -17,7 +17,12 @@
 //!   driver that way) — unless it is disabled, unsupported or failed.
 //! * Otherwise, among entries with that algorithm name (and the template instance the
 //!   name describes, if it is `tmpl(args)`), the highest effective priority among
-//!   enabled, supported, passed entries wins; ties go to the driver name that sorts first.
+//!   enabled, supported, passed entries wins; at a tie a concrete driver goes before an
+//!   instance, then the driver name that sorts first.
+//! * Template instances are the fallback: an instance of the name's own algorithm
+//!   competes only when no concrete driver of it is usable, unless an operator gave that
+//!   instance a priority of its own (then it competes on priority). Priority orders the
+//!   concrete drivers; [`Registry::disable`] takes the last one out.
 //! * Effective priority: runtime [`Registry::set_priority`] > configuration > CPU policy
 //!   (zmm drivers on downclocking models get 1) > base. A template instance's base is
 //!   derived from its children's effective priorities when it is built.

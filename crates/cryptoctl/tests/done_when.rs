@@ -122,8 +122,7 @@ fn lowering_xts_aes_aesni_keeps_it_and_disabling_it_moves_the_choice_to_the_inst
         (50, Some(401))
     );
     assert_eq!(
-        cands[0]["verdict"],
-        "chosen: the only usable candidate, configured priority 50",
+        cands[0]["verdict"], "chosen: the only usable candidate, configured priority 50",
         "{v:#}"
     );
     let inst = cands

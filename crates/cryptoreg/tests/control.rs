@@ -104,14 +104,21 @@ fn every_operation_over_the_socket() {
     );
     assert!(!h.is_current());
     assert_ne!(reg.generation(), g0);
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    // The rung's only concrete `xts(aes)` driver stays chosen however low it goes:
+    // template instances are the fallback, reached by disabling it.
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
     c.call(&Request::new("clear-priority").driver(rung::XTS))
         .unwrap();
     assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
     c.call(&Request::new("disable").driver(rung::XTS)).unwrap();
     assert!(reg.resolve(rung::XTS).is_err());
+    assert_eq!(
+        reg.resolve("xts(aes)").unwrap().driver(),
+        rung::XTS_INSTANCE
+    );
     c.call(&Request::new("enable").driver(rung::XTS)).unwrap();
     assert!(reg.resolve(rung::XTS).is_ok());
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
     // Aliases are accepted and answered with the current name.
     let ch: Change = serde_json::from_value(
         c.call(
@@ -141,14 +148,18 @@ fn every_operation_over_the_socket() {
     let cfg = dir.0.join("new.toml");
     std::fs::write(
         &cfg,
-        common::kat_config(&rung::on_arch("[priority]\n\"xts-aes-aesni\" = 20\n")),
+        common::kat_config(&rung::on_arch("[priority]\n\"xts(ecb-aes-aesni)\" = 600\n")),
     )
     .unwrap();
     let changes: Vec<Change> =
         serde_json::from_value(c.call(&Request::new("reload").path(&cfg)).unwrap()).unwrap();
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].effect, ChangeEffect::Applied);
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    assert_eq!(
+        reg.resolve("xts(aes)").unwrap().driver(),
+        rung::XTS_INSTANCE,
+        "an instance given a priority competes like a driver"
+    );
     // A FIFO (no writer ever comes) is refused at once instead of pinning the thread.
     let fifo = dir.0.join("fifo.toml");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();

@@ -257,3 +257,83 @@ fn a_configuration_naming_any_architectures_driver_is_accepted() {
     let chosen = reg.explain("xts(aes)").chosen.unwrap();
     assert!(!chosen.contains(foreign), "{chosen}");
 }
+
+/// The names a template can also answer: instances of these are the fallback.
+const TEMPLATE_ANSWERED: &[&str] = &[
+    "ecb(aes)",
+    "cbc(aes)",
+    "ctr(aes)",
+    "xts(aes)",
+    "gcm(aes)",
+    "rfc7539(chacha20,poly1305)",
+];
+
+/// The usable concrete drivers of `name` in the resolver's order (the chosen first).
+fn concrete_ladder(reg: &cryptoreg::Registry, name: &str) -> Vec<String> {
+    reg.explain(name)
+        .candidates
+        .into_iter()
+        .filter(|c| {
+            !c.instance
+                && ["chosen", "lower priority", "tie at", "zmm-excluded"]
+                    .iter()
+                    .any(|v| c.verdict.starts_with(v))
+        })
+        .map(|c| c.driver)
+        .collect()
+}
+
+/// Template instances are the fallback (issue 22, part 1), on every preset: demoting
+/// any one concrete driver to 0 moves the choice to the next concrete driver (or leaves
+/// it where it is when it is the only one), disabling them one after another walks down
+/// the concrete ladder, and only disabling them all reaches a template instance.
+#[test]
+fn instances_are_reached_only_when_every_concrete_driver_is_disabled() {
+    let mut walked = 0;
+    for preset in cryptoreg::CpuInfo::preset_names() {
+        let reg = kat_boot(preset);
+        for &name in TEMPLATE_ANSWERED {
+            let ladder = concrete_ladder(&reg, name);
+            let chosen = || reg.explain(name).chosen.unwrap_or_default();
+            for (i, d) in ladder.iter().enumerate() {
+                // 0: below the zmm drivers a policy demoted to 1 (a tie at 1 goes by name).
+                reg.set_priority(d, 0).unwrap();
+                let want = if ladder.len() == 1 {
+                    d
+                } else {
+                    &ladder[usize::from(i == 0)]
+                };
+                assert_eq!(&chosen(), want, "{preset} {name}: {d} demoted to 0");
+                reg.clear_priority(d).unwrap();
+            }
+            for (i, d) in ladder.iter().enumerate() {
+                reg.disable(d).unwrap();
+                let got = chosen();
+                match ladder.get(i + 1) {
+                    Some(next) => assert_eq!(&got, next, "{preset} {name}: {d} disabled"),
+                    None => {
+                        let ex = reg.explain(name);
+                        assert!(
+                            ex.candidates[0].instance
+                                && ex.candidates[0]
+                                    .verdict
+                                    .starts_with("chosen: no driver of the algorithm is usable"),
+                            "{preset} {name}: every driver disabled: {:?}",
+                            ex.candidates[0]
+                        );
+                    }
+                }
+                walked += 1;
+            }
+            for d in &ladder {
+                reg.enable(d).unwrap();
+            }
+            assert_eq!(
+                chosen(),
+                ladder.first().cloned().unwrap_or_else(chosen),
+                "{preset} {name}"
+            );
+        }
+    }
+    assert!(walked > 100, "only {walked} drivers walked");
+}

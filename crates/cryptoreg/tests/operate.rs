@@ -43,13 +43,19 @@ fn the_generation_follows_changes_and_handles_see_it() {
         (rung::XTS_PRIORITY.to_string().as_str(), "50")
     );
     assert_eq!(c.effect, ChangeEffect::Applied);
+    assert_ne!(reg.generation(), g0);
+    assert!(!h.is_current());
+
+    // Demoted, the rung's only concrete `xts(aes)` driver is still what the name gets:
+    // a template instance competes only once an operator gives it a priority of its own.
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    reg.set_priority(rung::XTS_INSTANCE, 60).unwrap();
     let g1 = reg.generation();
     assert_ne!(g1, g0);
-    assert!(!h.is_current());
 
     // The old handle keeps working, and agrees with what a new allocation gets.
     let mut h2 = reg.alloc_skcipher("xts(aes)").unwrap();
-    assert_ne!(h2.driver_name(), rung::XTS);
+    assert_eq!(h2.driver_name(), rung::XTS_INSTANCE);
     assert!(h2.is_current());
     assert_eq!(h2.generation(), g1);
     h2.set_key(&common::xts_key(1, 32)).unwrap();
@@ -116,8 +122,19 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
     );
     assert_eq!(changes.len(), 4, "{changes:?}");
     assert_ne!(reg.generation(), g0);
-    // Applied: new resolutions follow; restart-only settings are not applied.
-    assert_ne!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    // Applied: new resolutions follow (the demoted driver is the rung's only concrete
+    // one, so it stays chosen; the disabled one is refused); restart-only settings are
+    // not applied.
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    assert_eq!(
+        reg.explain("xts(aes)")
+            .candidates
+            .iter()
+            .find(|c| c.driver == rung::XTS)
+            .unwrap()
+            .priority,
+        10
+    );
     assert!(reg.resolve(rung::CTR).is_err());
     let cur = reg.current_config();
     assert_eq!(cur.priority.get(rung::XTS), Some(&10));

@@ -17,24 +17,66 @@ fn westmere_chooses_the_aesni_xts_driver_and_config_can_lower_it() {
         .find(|c| c.driver == rung::XTS_INSTANCE);
     assert_eq!(inst.map(|c| c.priority), Some(rung::INSTANCE_PRIORITY));
 
+    // Lowered below its instance, the rung's only concrete `xts(aes)` driver is still
+    // chosen: template instances are the fallback.
     let reg = common::boot(
         &rung::on_arch("[priority]\n\"xts-aes-aesni\" = 50\n"),
         Some(rung::PRESET),
     );
     let ex = reg.explain("xts(aes)");
-    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS_INSTANCE));
-    let lowered = ex
-        .candidates
-        .iter()
-        .find(|c| c.driver == rung::XTS)
-        .unwrap();
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS));
+    let lowered = &ex.candidates[0];
+    assert_eq!(lowered.driver, rung::XTS);
     assert_eq!(
         (lowered.priority, lowered.base_priority),
         (50, rung::XTS_PRIORITY)
     );
     assert_eq!(
         lowered.verdict,
-        format!("lower priority (50 < {})", rung::INSTANCE_PRIORITY)
+        "chosen: the only usable candidate, configured priority 50"
+    );
+    for c in ex.candidates.iter().filter(|c| c.instance) {
+        assert_eq!(
+            c.verdict,
+            "not considered: a driver of xts(aes) is usable (an instance is the fallback \
+             unless given a priority)",
+            "{c:?}"
+        );
+    }
+
+    // Disabled, it leaves the name to the instances, the best of them first.
+    let reg = common::boot(
+        &rung::on_arch("[disable]\ndrivers = [\"xts-aes-aesni\"]\n"),
+        Some(rung::PRESET),
+    );
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS_INSTANCE));
+    let verdict = &ex.candidates[0].verdict;
+    assert!(
+        verdict.starts_with("chosen: no driver of the algorithm is usable: highest of ")
+            && verdict.ends_with(&format!(" instances, priority {}", rung::INSTANCE_PRIORITY)),
+        "{verdict}"
+    );
+
+    // An instance an operator gives a priority of its own competes like a driver.
+    let reg = common::boot(
+        &rung::on_arch("[priority]\n\"xts(ecb-aes-aesni)\" = 500\n"),
+        Some(rung::PRESET),
+    );
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(ex.chosen.as_deref(), Some(rung::XTS_INSTANCE));
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: highest of 2 usable, configured priority 500"
+    );
+    let beaten = ex
+        .candidates
+        .iter()
+        .find(|c| c.driver == rung::XTS)
+        .unwrap();
+    assert_eq!(
+        beaten.verdict,
+        format!("lower priority ({} < 500)", rung::XTS_PRIORITY)
     );
 }
 
@@ -148,26 +190,42 @@ fn bad_input_is_an_error_value_for_real_drivers() {
     ));
 }
 
-/// At equal priority the resolver takes a registered driver before a template instance,
-/// then the driver name that sorts first; `explain` says so instead of "lower priority
-/// (800 < 800)". Checked on the preset CPU and on this machine, over every family.
+/// At equal priority the resolver takes a registered driver before a template instance
+/// (one an operator gave a priority of its own: otherwise instances are only the
+/// fallback), then the driver name that sorts first; `explain` says so instead of "lower
+/// priority (800 < 800)". Checked on the preset CPU and on this machine, over every
+/// family: each name's runner-up among its usable drivers is raised to the chosen one's
+/// priority, and the rung's `xts(aes)` instance is given its driver's.
 #[test]
 fn a_tie_reads_as_a_tie_never_as_lower_priority() {
-    let mut ties = 0;
+    let names = [
+        "aes",
+        "ecb(aes)",
+        "cbc(aes)",
+        "ctr(aes)",
+        "xts(aes)",
+        "gcm(aes)",
+        "ghash",
+        "chacha20",
+        "poly1305",
+        "rfc7539(chacha20,poly1305)",
+    ];
+    let (mut ties, mut instance_ties) = (0, 0);
     for cpu in [Some(rung::PRESET), None] {
         let reg = common::boot("", cpu);
-        for name in [
-            "aes",
-            "ecb(aes)",
-            "cbc(aes)",
-            "ctr(aes)",
-            "xts(aes)",
-            "gcm(aes)",
-            "ghash",
-            "chacha20",
-            "poly1305",
-            "rfc7539(chacha20,poly1305)",
-        ] {
+        if cpu.is_some() {
+            reg.set_priority(rung::XTS_INSTANCE, rung::XTS_PRIORITY)
+                .unwrap();
+        }
+        for name in names {
+            let ex = reg.explain(name);
+            let runner_up = ex.candidates[1..]
+                .iter()
+                .find(|c| !c.instance && c.verdict.starts_with("lower priority"));
+            if let Some(r) = runner_up {
+                reg.set_priority(&r.driver, ex.candidates[0].priority)
+                    .unwrap();
+            }
             let ex = reg.explain(name);
             let chosen = &ex.candidates[0];
             assert!(chosen.verdict.starts_with("chosen"), "{name}: {chosen:?}");
@@ -181,6 +239,7 @@ fn a_tie_reads_as_a_tie_never_as_lower_priority() {
                     ties += 1;
                     assert_eq!(c.priority, chosen.priority, "{name}: {c:?}");
                     let want = if c.instance && !chosen.instance {
+                        instance_ties += 1;
                         format!(
                             "tie at priority {}: a driver goes before an instance",
                             c.priority
@@ -195,7 +254,17 @@ fn a_tie_reads_as_a_tie_never_as_lower_priority() {
                     assert_eq!(c.verdict, want, "{name}");
                 }
             }
+            // The runner-up raised to the chosen one's priority is at a tie with it.
+            if let Some(r) = runner_up {
+                let after = ex.candidates.iter().find(|c| c.driver == r.driver).unwrap();
+                assert!(
+                    after.verdict.starts_with("tie at priority")
+                        || after.verdict.starts_with("chosen"),
+                    "{name}: {after:?}"
+                );
+            }
         }
     }
-    assert!(ties > 0, "no tie met: the check above saw nothing");
+    assert!(ties > 2, "only {ties} ties met: the check above saw little");
+    assert_eq!(instance_ties, 1, "the rung's xts(aes) instance");
 }

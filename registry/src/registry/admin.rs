@@ -97,10 +97,15 @@ impl Registry {
         // is refused before anything is stored or invalidated.
         known(&inner.entries, &self.templates).check(driver)?;
         let info = inner.entries.get(driver).map(|e| Arc::clone(&e.info));
+        // An instance given a priority of its own competes with concrete drivers (see
+        // `Registry::fallback_tier`), so for an instance that is a change even when the
+        // number equals the one it had.
         let effect = |inner: &Inner| {
             (
                 info.as_ref().map(|i| self.priority_of(inner, i)),
                 self.disabled(inner, driver),
+                info.as_ref()
+                    .is_some_and(|i| i.is_instance() && self.has_operator_priority(inner, i)),
             )
         };
         let before = effect(&inner);
@@ -116,7 +121,7 @@ impl Registry {
         }
         let generation = inner.generation;
         drop(inner);
-        let show = |(p, d): (Option<u32>, bool)| match (op, p) {
+        let show = |(p, d, _): (Option<u32>, bool, bool)| match (op, p) {
             (AdminOp::Disable(_) | AdminOp::Enable(_), _) => {
                 if d { "disabled" } else { "enabled" }.to_string()
             }

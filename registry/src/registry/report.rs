@@ -469,7 +469,8 @@ impl Registry {
         out
     }
 
-    /// Every entry, sorted by algorithm name, then priority (highest first), then driver.
+    /// Every entry, sorted by algorithm name, then priority (highest first), then drivers
+    /// before instances (the tie order), then driver name.
     pub fn list(&self) -> Vec<ListEntry> {
         let inner = self.inner.lock();
         let mut out: Vec<ListEntry> = inner
@@ -481,6 +482,7 @@ impl Registry {
             a.name
                 .cmp(&b.name)
                 .then(b.priority.cmp(&a.priority))
+                .then(a.instance.cmp(&b.instance))
                 .then_with(|| a.driver.cmp(&b.driver))
         });
         out
@@ -597,9 +599,18 @@ impl Registry {
                 }
             })
             .collect();
+        // In the resolver's order: the name's own instances (the fallback) after its
+        // drivers, then by priority.
+        let tier = |c: &Candidate| {
+            inner
+                .entries
+                .get(c.driver.as_str())
+                .map_or(0, |e| self.fallback_tier(&inner, &e.info, &alg_name))
+        };
         candidates.sort_by(|a, b| {
-            b.priority
-                .cmp(&a.priority)
+            tier(a)
+                .cmp(&tier(b))
+                .then_with(|| b.priority.cmp(&a.priority))
                 .then_with(|| a.instance.cmp(&b.instance))
                 .then_with(|| a.driver.cmp(&b.driver))
         });
@@ -618,13 +629,23 @@ impl Registry {
                     "asked for by driver name".to_string()
                 } else if described {
                     "the implementation the template call names".to_string()
-                } else if !fallback_only && beaten == 0 {
-                    "no driver of the algorithm is usable: the template instance".to_string()
                 } else if !fallback_only {
-                    format!(
-                        "no driver of the algorithm is usable: highest of {} instances",
-                        beaten + 1
-                    )
+                    // Template-only algorithms (`rfc4106(gcm(aes))`) have no drivers at
+                    // all: their instances are all there is, not a fallback.
+                    let why = if inner
+                        .entries
+                        .values()
+                        .any(|e| !e.info.is_instance() && e.info.name() == alg_name)
+                    {
+                        "no driver of the algorithm is usable"
+                    } else {
+                        "template-only algorithm"
+                    };
+                    if beaten == 0 {
+                        format!("{why}: the template instance")
+                    } else {
+                        format!("{why}: highest of {} instances", beaten + 1)
+                    }
                 } else if beaten == 0 {
                     "the only usable candidate".to_string()
                 } else {

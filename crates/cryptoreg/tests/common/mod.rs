@@ -94,3 +94,19 @@ pub mod rung {
         text.replace("aes-aesni", AES)
     }
 }
+
+/// Disables every concrete (non-instance) driver of `name`, so that a template instance
+/// serves it: instances are only the fallback of an algorithm name while a concrete
+/// driver of it is usable. Returns the drivers disabled.
+pub fn disable_concrete(reg: &Registry, name: &str) -> Vec<String> {
+    let drivers: Vec<String> = reg
+        .list()
+        .into_iter()
+        .filter(|e| e.name == name && !e.instance)
+        .map(|e| e.driver)
+        .collect();
+    for d in &drivers {
+        reg.disable(d).unwrap();
+    }
+    drivers
+}
