@@ -271,3 +271,32 @@ fn a_tie_reads_as_a_tie_never_as_lower_priority() {
     assert!(ties > 2, "only {ties} ties met: the check above saw little");
     assert_eq!(instance_ties, 1, "the rung's xts(aes) instance");
 }
+
+/// An instance an operator gave a priority of its own competes whether or not anything
+/// built it before: here nothing does (known answers only, so no randomized test builds
+/// the generic reference), and the name still reaches it once it outranks the rung's only
+/// concrete `xts(aes)` driver, at run time or from the configuration.
+#[test]
+fn a_prioritized_instance_competes_before_anything_built_it() {
+    const GENERIC: &str = "xts(ecb(aes-generic))";
+    let reg = common::boot(&common::kat_config(""), Some(rung::PRESET));
+    assert!(!reg.list().iter().any(|e| e.driver == GENERIC));
+    reg.set_priority(GENERIC, 2).unwrap();
+    assert!(!reg.list().iter().any(|e| e.driver == GENERIC));
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), rung::XTS);
+    reg.set_priority(rung::XTS, 1).unwrap();
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), GENERIC);
+
+    let reg = common::boot(
+        &common::kat_config(&rung::on_arch(
+            "[priority]\n\"xts(ecb(aes-generic))\" = 2\n\"xts-aes-aesni\" = 1\n",
+        )),
+        Some(rung::PRESET),
+    );
+    assert_eq!(reg.resolve("xts(aes)").unwrap().driver(), GENERIC);
+    let ex = reg.explain("xts(aes)");
+    assert_eq!(
+        ex.candidates[0].verdict,
+        "chosen: highest of 2 usable, configured priority 2"
+    );
+}

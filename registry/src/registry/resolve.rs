@@ -82,6 +82,58 @@ impl Registry {
         )
     }
 
+    /// Builds the template instances an operator gave a priority of their own (by driver
+    /// name, at run time or in the configuration) that could answer `name` and are not
+    /// built: such an instance competes with the concrete drivers, so whether it answers
+    /// must not depend on whether something happened to build it (an unbuilt one has no
+    /// entry to compare). "Could answer" is judged by template: `xts(...)` instances for
+    /// `xts(aes)`, `gcm_base(...)` ones for `gcm(aes)` (its rewrite); the instance's own
+    /// algorithm name then decides, as for any entry. Errors are left to the resolution
+    /// that asks for the instance by name; a thread building one skips it while it does.
+    fn build_prioritized_instances(&self, name: &str, depth: usize, first_use: bool) {
+        thread_local! {
+            static BUILDING: std::cell::RefCell<Vec<String>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let Some(wanted) = self.instance_template_of(name) else {
+            return;
+        };
+        let unbuilt: Vec<String> = {
+            let inner = self.inner.lock();
+            inner
+                .runtime_priority
+                .keys()
+                .chain(inner.config_priority.keys())
+                .filter(|k| k.as_str() != name && !inner.entries.contains_key(k.as_str()))
+                .filter(|k| parse_template_call(k).is_some_and(|(t, _)| t == wanted))
+                .cloned()
+                .collect()
+        };
+        for key in unbuilt {
+            if BUILDING.with(|b| b.borrow().contains(&key)) {
+                continue;
+            }
+            BUILDING.with(|b| b.borrow_mut().push(key.clone()));
+            let _ = self.choose(&key, depth + 1, first_use);
+            BUILDING.with(|b| b.borrow_mut().retain(|k| k != &key));
+        }
+    }
+
+    /// The template whose instances answer `name` (`xts` for `xts(aes)`, `gcm_base` for
+    /// `gcm(aes)`, through its rewrite); `None` when `name` is no template call.
+    fn instance_template_of(&self, name: &str) -> Option<&'static str> {
+        let (tmpl_name, args) = parse_template_call(name)?;
+        let tmpl = *self.templates.iter().find(|t| t.name == tmpl_name)?;
+        match tmpl.rewrite {
+            None => Some(tmpl.name),
+            Some(rewrite) => {
+                let target = rewrite(&args);
+                let (t, _) = parse_template_call(&target)?;
+                self.templates.iter().find(|x| x.name == t).map(|x| x.name)
+            }
+        }
+    }
+
     /// Builds (or finds) the template instance a name asks for, over the best children.
     /// `None` when the name is not a template call of a known template.
     ///
@@ -236,6 +288,7 @@ impl Registry {
                 }
                 inner.generation
             };
+            self.build_prioritized_instances(name, depth, first_use);
             let instance = self.template_instance(name, depth, first_use);
             if let Some(hook) = self.resolution_hook.get() {
                 hook(name);
