@@ -488,13 +488,19 @@ fn time(size: usize, cell: Duration, mut op: impl FnMut() -> cryptoreg::Result<(
             break;
         }
     }
+    // At least one batch: a process descheduled for longer than the cell right after
+    // `start` would otherwise measure no operation at all and report 0 B/s (seen under
+    // QEMU on a loaded machine).
     let start = Instant::now();
     let mut ops: u64 = 0;
-    while start.elapsed() < cell {
+    loop {
         for _ in 0..batch {
             let _ = op();
         }
         ops += batch;
+        if start.elapsed() >= cell {
+            break;
+        }
     }
     let secs = start.elapsed().as_secs_f64();
     Some(ops as f64 * size as f64 / secs)
