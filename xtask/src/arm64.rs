@@ -274,7 +274,8 @@ pub fn run(root: &Path) -> Result<String, String> {
         "clippy arm64 (incompatible_msrv): ok at {:.0?}",
         start.elapsed()
     ));
-    let mut test = vec!["test", "--workspace"];
+    // Every test binary runs even after one fails, so one run reports every failure.
+    let mut test = vec!["test", "--workspace", "--no-fail-fast"];
     test.extend(target);
     for cpu in TEST_CPUS {
         let t = Instant::now();
