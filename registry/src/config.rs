@@ -102,6 +102,11 @@ pub struct SelftestConfig {
     /// with "timed out" and boot goes on. Generous by default (a full test takes
     /// milliseconds); at least 1.
     pub timeout_secs: u32,
+    /// Test every driver on every CPU of the process's affinity mask (one pinned thread
+    /// per CPU: the known answers on each, the randomized cases spread over them), so a
+    /// core that computes wrong results fails the driver. Linux only; elsewhere, or when
+    /// `false`, a driver is tested on whichever CPU its test thread lands.
+    pub every_cpu: bool,
 }
 
 impl Default for SelftestConfig {
@@ -113,6 +118,7 @@ impl Default for SelftestConfig {
             on_failure: OnFailure::Exclude,
             seed: None,
             timeout_secs: 60,
+            every_cpu: true,
         }
     }
 }

@@ -155,6 +155,15 @@ pub enum Error {
     /// A configuration file or value is wrong.
     #[error("configuration: {0}")]
     Config(String),
+    /// A self-test asked to run on a CPU this process may not run on (`cryptoctl
+    /// selftest --cpu-id N`). Refused before anything runs.
+    #[error("cpu {cpu} is not one this process may run on (its affinity mask: {allowed:?})")]
+    InvalidCpu {
+        /// The CPU asked for.
+        cpu: usize,
+        /// The CPUs of the process's affinity mask (empty where the platform has none).
+        allowed: Vec<usize>,
+    },
     /// A self-test failed while `on_failure = "abort"`.
     #[error("boot aborted: self-test of {driver} failed: {report}")]
     BootAborted {

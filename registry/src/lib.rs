@@ -34,6 +34,7 @@
 // docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): mark feature-gated items.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod affinity;
 mod alg;
 pub mod aliases;
 mod arch;
@@ -71,10 +72,10 @@ pub use host::HostFeatures;
 pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
-    AdminOp, BootOptions, Candidate, Change, ChangeEffect, DriverReport, DriverStatsReport,
-    Explanation, ListEntry, Registry, SelftestReport,
+    failure_cpu, AdminOp, BootOptions, Candidate, Change, ChangeEffect, DriverReport,
+    DriverStatsReport, Explanation, ListEntry, Registry, SelftestReport,
 };
-pub use selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
+pub use selftest_api::{SelfTester, Shard, TestHost, TestOutcome, TestParams};
 pub use traits::{
     check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl, HashState,
     SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,

@@ -23,6 +23,33 @@ pub struct TestParams {
     /// Replay: run exactly the one randomized case whose printed seed is `seed`, skipping
     /// the known answers.
     pub replay: bool,
+    /// Which of the randomized cases this run takes ([`Shard::WHOLE`]: all of them). The
+    /// registry spreads one driver's cases over the CPUs it tests on, one shard per CPU;
+    /// the known answers run in every shard.
+    pub shard: Shard,
+    /// Run only on this CPU (`cryptoctl selftest --cpu-id N`, replaying a failure where
+    /// it happened). `None`: on every CPU of the process's affinity mask, as the boot
+    /// does (see [`crate::affinity`]).
+    pub cpu: Option<usize>,
+}
+
+/// A share of a run's randomized cases: case `i` belongs to shard `i % count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, below `count`.
+    pub index: u32,
+    /// How many shards the cases are spread over (at least 1).
+    pub count: u32,
+}
+
+impl Shard {
+    /// Every case.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Whether case `i` belongs to this shard.
+    pub fn takes(self, i: u32) -> bool {
+        i % self.count.max(1) == self.index
+    }
 }
 
 /// The result of testing one driver.

@@ -54,9 +54,13 @@ impl SelfTester for Recorder {
 
 fn boot(config: &str) -> (Registry, Arc<Recorder>) {
     let rec = Arc::new(Recorder::default());
+    let mut config = Config::parse(config, "test").unwrap();
+    // When and how often the gate runs, on one unpinned thread per test: the per-CPU
+    // fan-out (one tester call per CPU) is proved in the facade's fault-injection tests.
+    config.selftest.every_cpu = false;
     let reg = Registry::boot(BootOptions {
         cpu: None,
-        config: Config::parse(config, "test").unwrap(),
+        config,
         tester: Some(Arc::clone(&rec) as Arc<dyn SelfTester>),
     })
     .unwrap();

@@ -52,6 +52,8 @@ fn a_failed_retest_drops_the_instances_built_on_the_driver() {
                 iterations: 10,
                 seed: 1,
                 replay: false,
+                shard: Shard::WHOLE,
+                cpu: None,
             },
         )
         .unwrap();

@@ -244,10 +244,12 @@ fn probe<H: Handle>(info: &DriverInfo, reference: &mut H) -> Option<Shape> {
 
 /// The cases of a full randomized run: case seeds derived from the driver's base seed,
 /// `case` returning whether one passed, stopping after [`MAX_FAILING_CASES`] failures.
+/// Only the cases of `params.shard` run (the registry gives each CPU one shard), so a
+/// case keeps its seed whichever CPU runs it.
 pub(crate) fn run_cases(params: &TestParams, driver: &str, mut case: impl FnMut(u64) -> bool) {
     let base = driver_base_seed(params.seed, driver);
     let mut failing = 0;
-    for i in 0..params.iterations {
+    for i in (0..params.iterations).filter(|&i| params.shard.takes(i)) {
         if !case(case_seed(base, i)) {
             failing += 1;
             if failing >= MAX_FAILING_CASES {

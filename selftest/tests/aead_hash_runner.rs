@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cryptoreg_registry::inventory;
 use cryptoreg_registry::{
-    BootOptions, Config, ListEntry, Registry, SelftestMode, TestOutcome, TestParams,
+    BootOptions, Config, ListEntry, Registry, SelftestMode, Shard, TestOutcome, TestParams,
 };
 use cryptoreg_selftest::{parse_seed, Tester, VectorSet, MAX_FAILING_CASES};
 use toy_aead::*;
@@ -55,6 +55,9 @@ fn boot(mode: SelftestMode, seed: u64) -> Registry {
     let mut config = Config::default();
     config.selftest.mode = mode;
     config.selftest.fuzz_iterations = 100;
+    // The runner's lines and replays, on one unpinned thread: the per-CPU gate (lines
+    // naming a CPU, replays there) is proved in the facade's fault-injection tests.
+    config.selftest.every_cpu = false;
     config.selftest.seed = Some(seed);
     Registry::boot(BootOptions {
         cpu: None,
@@ -77,6 +80,8 @@ fn params(seed: u64, replay: bool) -> TestParams {
         iterations: 100,
         seed,
         replay,
+        shard: Shard::WHOLE,
+        cpu: None,
     }
 }
 

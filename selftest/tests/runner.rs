@@ -12,7 +12,8 @@ use std::sync::Arc;
 use cryptoreg_registry::inventory;
 use cryptoreg_registry::{
     check_key_len, AlgDef, BlockCipherImpl, BootOptions, ChainState, Config, Ctor, Error, HashImpl,
-    HashState, HostFeatures, ListEntry, Registry, Result, SelftestMode, SkcipherImpl, TestParams,
+    HashState, HostFeatures, ListEntry, Registry, Result, SelftestMode, Shard, SkcipherImpl,
+    TestParams,
 };
 use cryptoreg_selftest::{parse_seed, Tester, VectorSet, MAX_FAILING_CASES, MAX_FAILING_VECTORS};
 
@@ -394,6 +395,9 @@ fn boot(mode: SelftestMode) -> Registry {
     let mut config = Config::default();
     config.selftest.mode = mode;
     config.selftest.fuzz_iterations = 100;
+    // The runner's lines and replays, on one unpinned thread: the per-CPU gate (lines
+    // naming a CPU, replays there) is proved in the facade's fault-injection tests.
+    config.selftest.every_cpu = false;
     config.selftest.seed = Some(SEED);
     Registry::boot(BootOptions {
         cpu: None,
@@ -418,6 +422,8 @@ fn replay(reg: &Registry, driver: &str, seed: u64) -> cryptoreg_registry::TestOu
             iterations: 100,
             seed,
             replay: true,
+            shard: Shard::WHOLE,
+            cpu: None,
         },
     )
     .unwrap()
@@ -666,6 +672,8 @@ fn a_weaker_retest_never_clears_a_failure() {
                     iterations,
                     seed,
                     replay: false,
+                    shard: Shard::WHOLE,
+                    cpu: None,
                 };
                 (params, reg.run_selftest("toyxts-faulty", &params).unwrap())
             })

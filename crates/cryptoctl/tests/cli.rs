@@ -992,3 +992,30 @@ fn selftest_warns_and_fails_when_an_algorithm_has_no_driver() {
     assert!(stderr.contains("no usable driver"), "{stderr}");
     assert!(stderr.contains("xts(aes)"), "{stderr}");
 }
+
+/// `selftest --driver D --cpu-id N` runs pinned to that CPU and says so; a CPU outside the
+/// process's affinity mask is refused before anything runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn selftest_cpu_id_pins_the_run_and_refuses_a_cpu_outside_the_mask() {
+    let cpus = cryptoreg::affinity::process_cpus();
+    let last = cpus.last().unwrap().to_string();
+    let out = text(&["selftest", "--driver", "aes-generic", "--cpu-id", &last]);
+    assert!(out.contains(&format!(", on cpu {last}; ")), "{out}");
+    let every = text(&["selftest", "--driver", "aes-generic"]);
+    let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    assert!(
+        every.contains(&format!(", on cpus {}; ", list.join(", "))),
+        "{every}"
+    );
+    let e = fails(
+        &["selftest", "--driver", "aes-generic", "--cpu-id", "4096"],
+        1,
+    );
+    assert!(
+        e.contains("cpu 4096 is not one this process may run on"),
+        "{e}"
+    );
+    // --cpu-id names where one driver's test runs: without --driver it is a usage error.
+    fails(&["selftest", "--cpu-id", "0"], 2);
+}

@@ -375,18 +375,30 @@ fn fault_injection_is_caught_excluded_and_replayable() {
         "{cand}"
     );
 
-    // Replay: the seed printed in the line reproduces exactly that line.
+    // Replay: the seed printed in the line reproduces exactly that line, on the CPU the
+    // line names (the gate tests on every CPU of the mask, and the hint says where).
     let seed = line
         .rsplit("seed=")
         .next()
         .unwrap()
         .trim_end_matches(|c: char| !c.is_ascii_hexdigit());
+    let cpu = cryptoreg::failure_cpu(&line)
+        .expect("the line names its CPU")
+        .to_string();
+    assert!(
+        human.contains(&format!(
+            "replay: cryptoctl selftest --driver xts-aes-faulty --seed {seed} --cpu-id {cpu}\n"
+        )),
+        "{human}"
+    );
     let out = run(&[
         "selftest",
         "--driver",
         "xts-aes-faulty",
         "--seed",
         seed,
+        "--cpu-id",
+        &cpu,
         "--json",
         "--config",
         c,
@@ -394,6 +406,7 @@ fn fault_injection_is_caught_excluded_and_replayable() {
     assert_eq!(out.status.code(), Some(1), "a failed driver test exits 1");
     let replay: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(replay["replay"], true);
+    assert_eq!(replay["cpu_id"].to_string(), cpu);
     assert_eq!(replay["drivers"][0]["state"], "failed");
     assert_eq!(
         replay["drivers"][0]["failures"][0],

@@ -169,3 +169,75 @@ inventory::submit! {
         .iv_size(GCM_NONCE_LEN)
         .out_size(GCM_TAG_LEN)
 }
+
+/// `ctr-aes-faulty-cpu`: a correct CTR over the generic AES except when it runs on the
+/// highest-numbered CPU of the process's affinity mask, where one bit of every output
+/// block run is wrong — the "mercurial core" of Google's "Cores that don't count": right
+/// everywhere but on one core, deterministically. A gate that tests each driver on one
+/// CPU passes it whenever its test thread lands elsewhere; the per-CPU gate
+/// (`[selftest] every_cpu`) must fail it at every boot, naming that CPU. Priority 10000,
+/// above every real `ctr(aes)` driver.
+struct FaultyOnOneCpu {
+    inner: Box<dyn SkcipherImpl>,
+}
+
+impl FaultyOnOneCpu {
+    /// Whether this call runs on the CPU that computes wrong results.
+    fn on_the_bad_cpu() -> bool {
+        let last = cryptoreg_registry::affinity::process_cpus().last().copied();
+        last.is_some() && cryptoreg_registry::affinity::current_cpu() == last
+    }
+
+    fn corrupt(data: &mut [u8]) {
+        if Self::on_the_bad_cpu() {
+            if let Some(b) = data.first_mut() {
+                *b ^= 0x01;
+            }
+        }
+    }
+}
+
+impl SkcipherImpl for FaultyOnOneCpu {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.inner.set_key(key)
+    }
+    fn tail_len(&self, total: usize) -> Result<usize> {
+        self.inner.tail_len(total)
+    }
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
+        self.inner.start(iv, state)
+    }
+    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
+        self.inner.check_request(iv, total)
+    }
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.encrypt_blocks(state, data);
+        Self::corrupt(data);
+    }
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.decrypt_blocks(state, data);
+        Self::corrupt(data);
+    }
+    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.encrypt_tail(state, tail);
+        Self::corrupt(tail);
+    }
+    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.decrypt_tail(state, tail);
+        Self::corrupt(tail);
+    }
+}
+
+/// Portable: needs no CPU feature.
+fn faulty_on_one_cpu(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    Ok(Box::new(FaultyOnOneCpu {
+        inner: ctr_over_cipher(|| Box::new(AesGeneric::new())),
+    }))
+}
+
+inventory::submit! {
+    AlgDef::new("ctr(aes)", "ctr-aes-faulty-cpu", 10000, Ctor::Skcipher(faulty_on_one_cpu))
+        .block_size(1)
+        .key_sizes(16, 32)
+        .iv_size(16)
+}

@@ -110,13 +110,13 @@ pub mod rustcrypto;
 // The user's API, as the kernel's `include/crypto/skcipher.h`: boot, the registry, the
 // handles, configuration, the CPU identity, errors and reports. Nothing a driver author
 // needs (records, constructors, traits, the walker) is at the root: that is `driver`.
-pub use cryptoreg_registry::{aliases, common_names, lookup_common};
-pub use cryptoreg_registry::{AdminOp, Change, ChangeEffect, DriverStatsReport};
+pub use cryptoreg_registry::{affinity, aliases, common_names, lookup_common};
+pub use cryptoreg_registry::{failure_cpu, AdminOp, Change, ChangeEffect, DriverStatsReport};
 pub use cryptoreg_registry::{
     Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, KeyLengths,
     ListEntry, ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport,
-    SelftestWhen, Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG,
+    SelftestWhen, Shard, Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG,
     ZMM_DEMOTED_PRIORITY,
 };
 

@@ -282,6 +282,8 @@ fn replayed_random_cases_pass_on_the_generic_drivers() {
                 iterations: 1,
                 seed: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15),
                 replay: true,
+                shard: cryptoreg::Shard::WHOLE,
+                cpu: None,
             };
             let out = reg.run_selftest(driver, &params).unwrap();
             assert!(out.passed(), "{driver} seed {seed}: {:?}", out.failures);

@@ -8,7 +8,7 @@
 
 mod common;
 
-use cryptoreg::{SelftestMode, TestParams};
+use cryptoreg::{SelftestMode, Shard, TestParams};
 
 #[test]
 fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
@@ -60,6 +60,8 @@ fn faulty_driver_passes_known_answers_but_is_caught_and_never_chosen() {
                 iterations: 1,
                 seed,
                 replay: true,
+                shard: Shard::WHOLE,
+                cpu: cryptoreg::failure_cpu(&line),
             },
         )
         .unwrap();
@@ -155,6 +157,8 @@ fn faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds() {
             iterations: 100,
             seed,
             replay: false,
+            shard: Shard::WHOLE,
+            cpu: None,
         };
         let out = reg.run_selftest("gcm-aes-faulty", &params).unwrap();
         let line = out
@@ -181,6 +185,8 @@ fn faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds() {
                     iterations: 1,
                     seed: case,
                     replay: true,
+                    shard: Shard::WHOLE,
+                    cpu: cryptoreg::failure_cpu(&line),
                 },
             )
             .unwrap();
@@ -217,6 +223,8 @@ fn arm64_faulty_gcm_ce_is_excluded_with_a_replayable_line_on_100_consecutive_see
             iterations: 100,
             seed,
             replay: false,
+            shard: Shard::WHOLE,
+            cpu: None,
         };
         let out = reg.run_selftest(FAULTY, &params).unwrap();
         let line = out
@@ -243,9 +251,126 @@ fn arm64_faulty_gcm_ce_is_excluded_with_a_replayable_line_on_100_consecutive_see
                     iterations: 1,
                     seed: case,
                     replay: true,
+                    shard: Shard::WHOLE,
+                    cpu: cryptoreg::failure_cpu(&line),
                 },
             )
             .unwrap();
         assert_eq!(replay.failures, vec![line], "base seed {seed:#x}");
     }
+}
+
+/// The per-CPU gate (issue 22, part 2): `ctr-aes-faulty-cpu` is a correct CTR except on
+/// the highest-numbered CPU of the process's affinity mask. Every boot fails it, with
+/// lines that name that CPU (its known answers fail there, and so do the randomized cases
+/// of that CPU's shard); each of 100 consecutive gate runs of it (the test a boot runs,
+/// on every CPU of the mask, with a new base seed each) fails it there again; a failure's
+/// seed replays exactly on that CPU (`--cpu-id`), and the same case passes on every other
+/// CPU. A CPU outside the mask is refused before anything runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_driver_wrong_on_one_cpu_fails_every_boot_naming_that_cpu() {
+    const DRIVER: &str = "ctr-aes-faulty-cpu";
+    let cpus = cryptoreg::affinity::process_cpus();
+    let bad = *cpus.last().expect("Linux reports the process's CPUs");
+    let on_bad = format!(" on cpu {bad}");
+    let check_lines = |failures: &[String], what: &str| {
+        assert!(!failures.is_empty(), "{what}: the fault went unnoticed");
+        for line in failures {
+            assert!(
+                line.starts_with(&format!("selftest: skcipher: {DRIVER} ")),
+                "{line}"
+            );
+            assert_eq!(cryptoreg::failure_cpu(line), Some(bad), "{what}: {line}");
+            assert!(line.contains(&on_bad), "{line}");
+        }
+    };
+
+    // Known answers alone catch it, on the CPU they fail on; never chosen.
+    let kat = common::boot("[selftest]\nmode = \"kat\"\n", None);
+    let e = entry(&kat, DRIVER);
+    assert_eq!((e.state, e.priority), ("failed", 10000));
+    check_lines(&e.failures, "kat boot");
+    assert_ne!(kat.resolve("ctr(aes)").unwrap().driver(), DRIVER);
+
+    // A full boot: a known-answer line and a randomized line with its seed, both there.
+    let reg = common::boot("", None);
+    let e = entry(&reg, DRIVER);
+    assert_eq!(e.state, "failed");
+    check_lines(&e.failures, "full boot");
+    let report = reg.selftest_report().to_string();
+    assert!(
+        report.contains(&format!("--driver {DRIVER} --seed 0x"))
+            && report.contains(&format!(" --cpu-id {bad}\n")),
+        "{report}"
+    );
+    let ex = reg.explain("ctr(aes)");
+    assert_ne!(ex.chosen.as_deref(), Some(DRIVER));
+
+    let mut caught = 0;
+    for seed in 0x6370_7500u64..0x6370_7500 + 100 {
+        let out = reg
+            .run_selftest(
+                DRIVER,
+                &TestParams {
+                    mode: SelftestMode::Full,
+                    iterations: 8,
+                    seed,
+                    replay: false,
+                    shard: Shard::WHOLE,
+                    cpu: None,
+                },
+            )
+            .unwrap();
+        check_lines(&out.failures, &format!("base seed {seed:#x}"));
+        caught += 1;
+        let line = out
+            .failures
+            .iter()
+            .find(|l| l.contains("; seed=0x"))
+            .unwrap_or_else(|| panic!("base seed {seed:#x}: no randomized case failed"))
+            .clone();
+        let case = line.rsplit("seed=").next().unwrap().trim();
+        let case = u64::from_str_radix(case.trim_start_matches("0x"), 16).unwrap();
+        let replay_on = |cpu: usize| {
+            reg.run_selftest(
+                DRIVER,
+                &TestParams {
+                    mode: SelftestMode::Full,
+                    iterations: 1,
+                    seed: case,
+                    replay: true,
+                    shard: Shard::WHOLE,
+                    cpu: Some(cpu),
+                },
+            )
+            .unwrap()
+        };
+        assert_eq!(replay_on(bad).failures, vec![line.clone()]);
+        for &good in cpus.iter().filter(|&&c| c != bad) {
+            let out = replay_on(good);
+            assert!(out.passed(), "cpu {good}: {:?}", out.failures);
+        }
+    }
+    eprintln!(
+        "{DRIVER}: failed on cpu {bad} (of {cpus:?}) in {caught} of 100 gate runs, \
+         and at both boots"
+    );
+
+    let outside = (0..).find(|c| !cpus.contains(c)).unwrap();
+    let refused = reg.run_selftest(
+        DRIVER,
+        &TestParams {
+            mode: SelftestMode::Full,
+            iterations: 1,
+            seed: 1,
+            replay: true,
+            shard: Shard::WHOLE,
+            cpu: Some(outside),
+        },
+    );
+    assert!(
+        matches!(refused, Err(cryptoreg::Error::InvalidCpu { cpu, .. }) if cpu == outside),
+        "{refused:?}"
+    );
 }

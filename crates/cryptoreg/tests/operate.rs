@@ -85,7 +85,7 @@ fn apply_config_applies_policy_reports_restart_settings_and_shadowing() {
     let g0 = reg.generation();
     // The fault-injection build keeps its wrong drivers disabled (see `common::kat_config`).
     let faulty = if cfg!(cryptoreg_fault_injection) {
-        ", \"xts-aes-faulty\", \"gcm-aes-faulty\""
+        ", \"xts-aes-faulty\", \"gcm-aes-faulty\", \"ctr-aes-faulty-cpu\""
     } else {
         ""
     };

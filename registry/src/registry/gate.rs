@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::alg::DriverInfo;
 use crate::config::{SelftestMode, SelftestWhen};
 use crate::error::{Error, Result};
-use crate::selftest_api::{TestOutcome, TestParams};
+use crate::selftest_api::{Shard, TestOutcome, TestParams};
 
 use super::{Registry, TestState};
 
@@ -75,6 +75,8 @@ impl Registry {
                         iterations: self.config.selftest.fuzz_iterations,
                         seed: self.seed,
                         replay: false,
+                        shard: Shard::WHOLE,
+                        cpu: None,
                     };
                     drop(inner);
                     let (outcome, elapsed) = self.run_tester(&info, &params);
@@ -144,6 +146,12 @@ impl Registry {
         };
         if self.tester.is_none() {
             return Err(Error::NotTested(driver.to_string()));
+        }
+        if let Some(cpu) = params.cpu {
+            let allowed = crate::affinity::process_cpus();
+            if !allowed.contains(&cpu) {
+                return Err(Error::InvalidCpu { cpu, allowed });
+            }
         }
         let (outcome, elapsed) = self.run_tester(&info, params);
         let strong_enough = !params.replay

@@ -47,6 +47,7 @@ use crate::selftest_api::{SelfTester, TestOutcome};
 use crate::stats::DriverStats;
 
 pub use admin::{AdminOp, Change, ChangeEffect};
+pub use budget::failure_cpu;
 pub use report::{
     Candidate, DriverReport, DriverStatsReport, Explanation, ListEntry, SelftestReport,
 };
@@ -176,6 +177,35 @@ impl std::fmt::Debug for Registry {
 /// What [`Registry::set_resolution_hook_for_test`] installs.
 type ResolutionHook = Box<dyn Fn(&str) + Send + Sync>;
 
+/// Where an effective priority comes from (see [`Registry::priority_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PrioritySource {
+    /// `set_priority` at run time.
+    Runtime,
+    /// `[priority]` in the configuration.
+    Configured,
+    /// The CPU-model policy (zmm drivers on downclocking models).
+    Policy,
+    /// The driver's own.
+    Base,
+}
+
+impl PrioritySource {
+    /// Whether an operator set it (then a template instance competes with drivers).
+    fn is_operator(self) -> bool {
+        matches!(self, PrioritySource::Runtime | PrioritySource::Configured)
+    }
+
+    /// How `explain` names it before the number.
+    fn words(self) -> &'static str {
+        match self {
+            PrioritySource::Runtime => "runtime priority",
+            PrioritySource::Configured => "configured priority",
+            PrioritySource::Policy | PrioritySource::Base => "priority",
+        }
+    }
+}
+
 impl Registry {
     fn disabled(&self, inner: &Inner, driver: &str) -> bool {
         inner
@@ -192,13 +222,22 @@ impl Registry {
 
     /// Runtime override > configuration > CPU policy > base.
     fn priority_of(&self, inner: &Inner, info: &DriverInfo) -> u32 {
-        inner
-            .runtime_priority
-            .get(info.driver())
-            .copied()
-            .or_else(|| inner.config_priority.get(info.driver()).copied())
-            .or_else(|| self.policy_priority(info))
-            .unwrap_or(info.base_priority())
+        self.priority_and_source(inner, info).0
+    }
+
+    /// The effective priority and where it comes from, in the order that decides it:
+    /// runtime `set_priority` > configuration > CPU policy > base.
+    fn priority_and_source(&self, inner: &Inner, info: &DriverInfo) -> (u32, PrioritySource) {
+        let driver = info.driver();
+        if let Some(&p) = inner.runtime_priority.get(driver) {
+            (p, PrioritySource::Runtime)
+        } else if let Some(&p) = inner.config_priority.get(driver) {
+            (p, PrioritySource::Configured)
+        } else if let Some(p) = self.policy_priority(info) {
+            (p, PrioritySource::Policy)
+        } else {
+            (info.base_priority(), PrioritySource::Base)
+        }
     }
 
     fn eligibility(&self, inner: &Inner, e: &Entry) -> Eligibility {

@@ -312,9 +312,11 @@ impl std::fmt::Display for SelftestReport {
                 for line in &d.failures {
                     writeln!(f, "  {line}")?;
                     if let Some(seed) = replay_seed(line) {
+                        let on = super::failure_cpu(line)
+                            .map_or(String::new(), |cpu| format!(" --cpu-id {cpu}"));
                         writeln!(
                             f,
-                            "    replay: cryptoctl selftest --driver {} --seed {seed}",
+                            "    replay: cryptoctl selftest --driver {} --seed {seed}{on}",
                             shell_word(&d.driver)
                         )?;
                     }
@@ -652,13 +654,7 @@ impl Registry {
                     format!("highest of {} usable", beaten + 1)
                 };
                 let source = chosen_entry.map_or("priority", |e| {
-                    if inner.runtime_priority.contains_key(e.info.driver()) {
-                        "runtime priority"
-                    } else if inner.config_priority.contains_key(e.info.driver()) {
-                        "configured priority"
-                    } else {
-                        "priority"
-                    }
+                    self.priority_and_source(&inner, &e.info).1.words()
                 });
                 // "chosen" [" (zmm note)"] [" [not run: ...]"] gains the reason.
                 c.verdict = c.verdict.replacen(

@@ -62,8 +62,7 @@ impl Registry {
     /// Whether an operator gave this driver a priority of its own (at run time or in the
     /// configuration), by its name.
     pub(super) fn has_operator_priority(&self, inner: &Inner, info: &DriverInfo) -> bool {
-        inner.runtime_priority.contains_key(info.driver())
-            || inner.config_priority.contains_key(info.driver())
+        self.priority_and_source(inner, info).1.is_operator()
     }
 
     /// Template instances are the fallback of an algorithm name: an instance of the

@@ -20,7 +20,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use cryptoreg::control::Request;
-use cryptoreg::{DriverReport, SelftestMode, SelftestReport, TestParams};
+use cryptoreg::{DriverReport, SelftestMode, SelftestReport, Shard, TestParams};
 
 use crate::cmd::choices::{self, Choice};
 use crate::cmd::{live, Globals};
@@ -42,6 +42,10 @@ pub struct Args {
     /// or 1 when replaying a --seed).
     #[arg(long, value_name = "N")]
     pub iterations: Option<u32>,
+    /// With --driver: run only on this CPU (pinned there), as a failure line's `on cpu N`
+    /// names it. Without it the test runs on every CPU of the process's affinity mask.
+    #[arg(long, value_name = "N", requires = "driver")]
+    pub cpu_id: Option<usize>,
 }
 
 /// Parses a seed as printed in failure lines (`0x1f...`) or as a decimal number.
@@ -241,6 +245,11 @@ struct DriverRun {
     seed: String,
     iterations: u32,
     replay: bool,
+    /// The one CPU it ran on (`--cpu-id`), else every CPU of the mask; `None` where it
+    /// ran unpinned.
+    cpu: Option<usize>,
+    /// Where it ran, in words: `on cpu 1`, `on cpus 0, 1`, or empty (unpinned).
+    cpus: String,
     elapsed_ms: f64,
 }
 
@@ -258,12 +267,15 @@ fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError
         config.selftest.fuzz_iterations
     });
     config.selftest.mode = SelftestMode::Kat;
+    let every_cpu = config.selftest.every_cpu;
     let reg = g.boot(config)?;
     let params = TestParams {
         mode: SelftestMode::Full,
         iterations,
         seed: args.seed.unwrap_or_else(|| reg.seed()),
         replay: args.seed.is_some(),
+        shard: Shard::WHOLE,
+        cpu: args.cpu_id,
     };
     if !reg.list().iter().any(|e| e.driver == driver) {
         // A template instance (`xts(ecb-aes-aesni)`) exists once something asks for it.
@@ -279,6 +291,8 @@ fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError
         seed: format!("{:#x}", params.seed),
         iterations,
         replay: params.replay,
+        cpu: params.cpu,
+        cpus: where_it_runs(params.cpu, every_cpu),
         elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
     };
     let text = if g.json {
@@ -288,6 +302,7 @@ fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError
             "seed": run.seed,
             "iterations": run.iterations,
             "replay": run.replay,
+            "cpu_id": run.cpu,
             "drivers": [{
                 "driver": run.driver,
                 "state": run.state,
@@ -308,12 +323,29 @@ fn one_driver(g: &Globals, args: &Args, driver: &str) -> Result<String, CliError
     }
 }
 
+/// `on cpu N` for a pinned run, `on cpus 0, 1` for one on every CPU of the mask, empty
+/// where the test thread was not pinned.
+fn where_it_runs(cpu: Option<usize>, every_cpu: bool) -> String {
+    let cpus = cryptoreg::affinity::process_cpus();
+    match cpu {
+        Some(cpu) => format!("on cpu {cpu}"),
+        None if every_cpu && !cpus.is_empty() => {
+            let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
+            format!("on cpus {}", list.join(", "))
+        }
+        None => String::new(),
+    }
+}
+
 fn driver_human(r: &DriverRun) -> String {
-    let how = if r.replay {
+    let mut how = if r.replay {
         format!("replay of seed {}", r.seed)
     } else {
         format!("seed {}, {} iterations", r.seed, r.iterations)
     };
+    if !r.cpus.is_empty() {
+        how.push_str(&format!(", {}", r.cpus));
+    }
     let mut out = format!(
         "{}: {} ({} checks, {}; {:.1} ms)\n",
         r.driver, r.state, r.tests, how, r.elapsed_ms

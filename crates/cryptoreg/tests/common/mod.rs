@@ -42,7 +42,9 @@ pub fn xts_key(seed: u64, len: usize) -> Vec<u8> {
 pub fn kat_config(extra: &str) -> String {
     let mut config = format!("[selftest]\nmode = \"kat\"\n{extra}");
     if cfg!(cryptoreg_fault_injection) {
-        config.push_str("[disable]\ndrivers = [\"xts-aes-faulty\", \"gcm-aes-faulty\"]\n");
+        config.push_str(
+            "[disable]\ndrivers = [\"xts-aes-faulty\", \"gcm-aes-faulty\", \"ctr-aes-faulty-cpu\"]\n",
+        );
     }
     config
 }
