@@ -107,6 +107,13 @@ pub struct SelftestConfig {
     /// core that computes wrong results fails the driver. Linux only; elsewhere, or when
     /// `false`, a driver is tested on whichever CPU its test thread lands.
     pub every_cpu: bool,
+    /// Seconds between the starts of two background re-verification passes (see
+    /// `Registry::start_rescan`); 0, the default, runs none. A pass re-tests the drivers
+    /// in use (known answers and a few randomized cases) on every CPU in turn.
+    pub rescan_secs: u32,
+    /// The share of one CPU a background pass may use, in percent (1 to 100, default 1):
+    /// after each test the pass sleeps long enough to keep to it.
+    pub rescan_cpu_percent: u32,
 }
 
 impl Default for SelftestConfig {
@@ -119,6 +126,8 @@ impl Default for SelftestConfig {
             seed: None,
             timeout_secs: 60,
             every_cpu: true,
+            rescan_secs: 0,
+            rescan_cpu_percent: 1,
         }
     }
 }
@@ -126,6 +135,9 @@ impl Default for SelftestConfig {
 /// The most randomized iterations `full` mode accepts per driver: 1000 times the
 /// kernel's default of 100, about a second of boot per driver at the sizes tested.
 pub const MAX_FUZZ_ITERATIONS: u32 = 100_000;
+
+/// The longest period of the background rescan accepted, in seconds (a day).
+pub const MAX_RESCAN_SECS: u32 = 86_400;
 
 /// The longest per-driver self-test budget accepted, in seconds.
 pub const MAX_TIMEOUT_SECS: u32 = 3600;
@@ -154,6 +166,19 @@ impl SelftestConfig {
             return Err(Error::Config(format!(
                 "{origin}: [selftest] fuzz_iterations = {} is over the maximum {MAX_FUZZ_ITERATIONS}",
                 self.fuzz_iterations
+            )));
+        }
+        if !(1..=100).contains(&self.rescan_cpu_percent) {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] rescan_cpu_percent = {} is outside 1..=100",
+                self.rescan_cpu_percent
+            )));
+        }
+        if self.rescan_secs > MAX_RESCAN_SECS {
+            return Err(Error::Config(format!(
+                "{origin}: [selftest] rescan_secs = {} is over the maximum {MAX_RESCAN_SECS} \
+                 (a day); 0 turns the rescan off",
+                self.rescan_secs
             )));
         }
         if self.timeout_secs == 0 || self.timeout_secs > MAX_TIMEOUT_SECS {
@@ -543,6 +568,15 @@ disable = ["avx512f"]
         };
         assert!(err("[selftest]\nfuzz_iterations = 0\n").contains("use mode = \"kat\""));
         assert!(err("[selftest]\nfuzz_iterations = 100001\n").contains("maximum 100000"));
+        assert!(err("[selftest]\nrescan_cpu_percent = 0\n").contains("1..=100"));
+        assert!(err("[selftest]\nrescan_cpu_percent = 101\n").contains("1..=100"));
+        assert!(err("[selftest]\nrescan_secs = 86401\n").contains("a day"));
+        let on = Config::parse("[selftest]\nrescan_secs = 5\nrescan_cpu_percent = 3\n", "t")
+            .expect("a rescan every 5 s at 3 % is valid");
+        assert_eq!(
+            (on.selftest.rescan_secs, on.selftest.rescan_cpu_percent),
+            (5, 3)
+        );
         assert!(err("[selftest]\ntimeout_secs = 0\n").contains("timeout_secs"));
         assert!(err("[selftest]\ntimeout_secs = 3601\n").contains("timeout_secs"));
         // Known answers only is a choice, and says so.

@@ -73,7 +73,8 @@ pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
     failure_cpu, AdminOp, BootOptions, Candidate, Change, ChangeEffect, DriverReport,
-    DriverStatsReport, Explanation, ListEntry, Registry, SelftestReport,
+    DriverStatsReport, Explanation, ListEntry, Registry, RescanDriver, RescanReport,
+    SelftestReport, RESCAN_RANDOM_CASES,
 };
 pub use selftest_api::{SelfTester, Shard, TestHost, TestOutcome, TestParams};
 pub use traits::{

@@ -26,6 +26,8 @@ const GATE_TESTS: &[&str] = &[
     "faulty_gcm_is_excluded_with_a_replayable_line_on_100_consecutive_seeds",
     "first_use_refuses_the_faulty_driver_before_its_first_use_with_a_replayable_line",
     "a_driver_wrong_on_one_cpu_fails_every_boot_naming_that_cpu",
+    // crates/cryptoreg/tests/rescan_fault.rs
+    RESCAN_GATE_TEST,
     // crates/cryptoctl/tests/done_when.rs
     "fault_injection_is_caught_excluded_and_replayable",
 ];
@@ -36,7 +38,12 @@ const GATE_TESTS: &[&str] = &[
 pub const ARM64_GATE_TESTS: &[&str] = &[
     // crates/cryptoreg/tests/fault_injection.rs (`gcm-aes-ce-faulty`)
     "arm64_faulty_gcm_ce_is_excluded_with_a_replayable_line_on_100_consecutive_seeds",
+    // crates/cryptoreg/tests/rescan_fault.rs, which the arm64 run runs too
+    RESCAN_GATE_TEST,
 ];
+
+/// The rescan's proof (`ctr-aes-faulty-late` turns wrong while in use and is caught).
+const RESCAN_GATE_TEST: &str = "a_driver_that_turns_wrong_while_in_use_is_caught_by_the_rescan";
 
 /// Checks that `output` (a flagged test run's) reports every gate test of `target_arch`
 /// as passed: [`GATE_TESTS`] for `"x86_64"`, [`ARM64_GATE_TESTS`] for `"aarch64"` (the
@@ -103,7 +110,11 @@ pub fn clippy(root: &Path) -> Result<(), String> {
 /// excluded, reported with a replayable line that replays.
 pub fn test(root: &Path) -> Result<(), String> {
     let args = ["test", "-p", "cryptoreg", "-p", "cryptoctl"];
+    // The `sectord` example this `cargo test` builds with the tests (see `main.rs`'s
+    // `test`): its integration test runs it instead of building it.
+    let sectord = crate::example_built_by(flagged(root, &args), "sectord")?;
     let mut cmd = flagged(root, &args);
+    cmd.env("CRYPTOREG_SECTORD_EXAMPLE", sectord);
     cmd.stdout(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
     // Echo the test harness's output as it comes, keeping it to check the gate tests ran.
@@ -127,7 +138,9 @@ pub fn test(root: &Path) -> Result<(), String> {
         "fault-injection gate: xts-aes-faulty and gcm-aes-faulty pass their known answers \
          and are excluded with a replayable line (gcm-aes-faulty on 100 of 100 base seeds); \
          ctr-aes-faulty-cpu fails on the highest-numbered CPU of the mask at every boot \
-         and in 100 of 100 gate runs, each line naming that CPU and replaying there"
+         and in 100 of 100 gate runs, each line naming that CPU and replaying there; \
+         ctr-aes-faulty-late passes the boot, turns wrong while in use and is caught by \
+         the background rescan within two periods, excluded, its handles no longer current"
     );
     Ok(())
 }

@@ -89,22 +89,17 @@ fn doc() -> Result<(), String> {
 }
 
 fn test() -> Result<(), String> {
-    // The sectord example, built once here in the tests' profile, so that its integration
-    // test runs it instead of starting a cargo build of its own (see tests/sectord.rs).
-    cargo(&[
-        "build",
-        "-p",
-        "cryptoreg",
-        "--example",
-        "sectord",
-        "--profile",
-        "test",
-    ])?;
-    let sectord = crate::emu::target_dir(&root())
-        .join("debug")
-        .join("examples")
-        .join("sectord");
-    let args = ["test", "--workspace", "--all-targets"];
+    // `cargo test` builds the examples with the tests, before any test runs (under a
+    // hashed name it does not copy to `examples/sectord`); the `sectord` integration test
+    // runs that binary instead of starting a cargo build of its own (see
+    // tests/sectord.rs). A separate `cargo build -p cryptoreg --example sectord` would
+    // resolve features for one package and compile the dependency tree a second time.
+    //
+    // The default targets (doc tests included), not `--all-targets`: that builds each
+    // example as a test harness (no `main` to run) instead of as the program. The
+    // benches, which it added, run once each in test mode just after.
+    let sectord = example_built_by(cargo_command(&["test", "--workspace"]), "sectord")?;
+    let args = ["test", "--workspace"];
     let mut cmd = cargo_command(&args);
     cmd.env("CRYPTOREG_SECTORD_EXAMPLE", &sectord);
     eprintln!(
@@ -112,12 +107,17 @@ fn test() -> Result<(), String> {
         sectord.display()
     );
     status(cmd, &args)?;
-    cargo(&["test", "--workspace", "--doc"])?;
+    cargo(&["test", "--workspace", "--benches"])?;
     // The TLS and QUIC provider's tests again on the lower rungs of the ladder (see its
     // `tests/common/mod.rs`): the ymm drivers a Zen 3 or Alder Lake takes, then the
-    // generic drivers alone.
+    // generic drivers alone. Selected by test target under `--workspace`, so the features
+    // resolve as in the run above and nothing is compiled again (`-p cryptoreg-rustls`
+    // alone resolved them differently and rebuilt the whole tree: 85 s).
     for mask in ["avx512f", "sse2"] {
-        let args = ["test", "-p", "cryptoreg-rustls", "--tests"];
+        let mut args = vec!["test", "--workspace"];
+        for t in RUSTLS_TESTS {
+            args.extend(["--test", t]);
+        }
         let mut cmd = cargo_command(&args);
         cmd.env("CRYPTOREG_RUSTLS_TEST_MASK", mask);
         eprintln!("xtask: (with CRYPTOREG_RUSTLS_TEST_MASK={mask})");
@@ -139,6 +139,49 @@ fn test() -> Result<(), String> {
     // The fault-injection build proves the self-test gate end to end, in the library
     // and through the command-line tool.
     fault_injection::test(&root())
+}
+
+/// The integration tests of `cryptoreg-rustls` (no other workspace member has a test
+/// target of these names).
+const RUSTLS_TESTS: &[&str] = &["handshakes", "record_layer", "openssl_interop", "quinn"];
+
+/// Runs `cmd` (a `cargo test` command line) with `--no-run`, which compiles everything
+/// that command will run and the examples with it, and returns the path of the example
+/// `name` it built, read from cargo's JSON messages (the diagnostics still go to stderr
+/// as text). The same command without `--no-run` then compiles nothing.
+pub fn example_built_by(mut cmd: Command, name: &str) -> Result<PathBuf, String> {
+    cmd.args(["--no-run", "--message-format=json-render-diagnostics"])
+        .stdout(std::process::Stdio::piped());
+    eprintln!("xtask: (with --no-run: the build, then the tests; {name} from its JSON)");
+    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("building the tests failed ({})", out.status));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    example_in_messages(&stdout, name).ok_or_else(|| {
+        format!("the test build made no example `{name}` (its required features off?)")
+    })
+}
+
+/// The executable of example `name`, built as the program (not as a test harness, which
+/// `--examples` or `--all-targets` would make of it), among cargo's
+/// `--message-format=json` lines.
+fn example_in_messages(messages: &str, name: &str) -> Option<PathBuf> {
+    messages.lines().find_map(|line| {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let target = v.get("target")?;
+        let is_example = target
+            .get("kind")?
+            .as_array()?
+            .iter()
+            .any(|k| k.as_str() == Some("example"));
+        let as_harness = v.get("profile")?.get("test")?.as_bool()?;
+        (v.get("reason")?.as_str()? == "compiler-artifact"
+            && is_example
+            && !as_harness
+            && target.get("name")?.as_str()? == name)
+            .then(|| v.get("executable")?.as_str().map(PathBuf::from))?
+    })
 }
 
 /// The smallest sets of features a service can build: one family of algorithms, no
@@ -341,6 +384,30 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod step_times_tests {
+    #[test]
+    fn the_example_is_read_from_cargo_messages() {
+        let messages = concat!(
+            "{\"reason\":\"compiler-artifact\",\"target\":{\"kind\":[\"test\"],",
+            "\"name\":\"sectord\"},\"profile\":{\"test\":true},",
+            "\"executable\":\"/t/deps/sectord-1\"}\n",
+            "{\"reason\":\"compiler-artifact\",\"target\":{\"kind\":[\"example\"],",
+            "\"name\":\"sectord\"},\"profile\":{\"test\":true},",
+            "\"executable\":\"/t/examples/sectord-harness\"}\n",
+            "not json\n",
+            "{\"reason\":\"compiler-artifact\",\"target\":{\"kind\":[\"example\"],",
+            "\"name\":\"other\"},\"profile\":{\"test\":false},",
+            "\"executable\":\"/t/examples/other-2\"}\n",
+            "{\"reason\":\"compiler-artifact\",\"target\":{\"kind\":[\"example\"],",
+            "\"name\":\"sectord\"},\"profile\":{\"test\":false},",
+            "\"executable\":\"/t/examples/sectord-3\"}\n",
+        );
+        assert_eq!(
+            super::example_in_messages(messages, "sectord"),
+            Some(std::path::PathBuf::from("/t/examples/sectord-3"))
+        );
+        assert_eq!(super::example_in_messages(messages, "missing"), None);
+    }
+
     #[test]
     fn the_table_has_every_step_and_marks_the_failing_one() {
         let mut t = super::StepTimes::new();

@@ -107,6 +107,10 @@ enum Command {
     /// Make the live process re-read its configuration file, or the --config file given,
     /// and apply what can change while running (needs --socket).
     Reload,
+    /// Re-test the drivers in use now, on every CPU in turn, and print what was tested
+    /// where: in the live process with --socket (needs its user or root), else in a fresh
+    /// boot with every algorithm resolved once.
+    Rescan,
 }
 
 fn run(cli: Cli) -> Result<String, CliError> {
@@ -160,6 +164,7 @@ fn run(cli: Cli) -> Result<String, CliError> {
             cmd::config_edit::run(&g, cmd::config_edit::Edit::Enable(driver))
         }
         Command::Stats => cmd::live::stats(&g),
+        Command::Rescan => cmd::rescan::run(&g),
         Command::ClearPriority { .. } | Command::Reload => Err(CliError::Usage(
             "clear-priority and reload change a live process: give --socket PATH".to_string(),
         )),

@@ -1019,3 +1019,34 @@ fn selftest_cpu_id_pins_the_run_and_refuses_a_cpu_outside_the_mask() {
     // --cpu-id names where one driver's test runs: without --driver it is a usage error.
     fails(&["selftest", "--cpu-id", "0"], 2);
 }
+
+#[test]
+fn rescan_offline_retests_every_chosen_driver_on_every_cpu() {
+    let dir = TempDir::new("rescan");
+    let cfg = dir.file("kat.toml", "[selftest]\nmode = \"kat\"\n");
+    let v = json(&["rescan", "--json", "--config", arg(&cfg)]);
+    let drivers = v["drivers"].as_array().unwrap();
+    let chosen = json(&["explain", "gcm(aes)", "--json", "--config", arg(&cfg)]);
+    let chosen = chosen["chosen"].as_str().unwrap();
+    let row = drivers
+        .iter()
+        .find(|d| d["driver"] == chosen)
+        .unwrap_or_else(|| panic!("{chosen} not re-tested: {v:#}"));
+    assert_eq!(row["name"], "gcm(aes)");
+    assert!(row["tests"].as_u64() > Some(0), "{row}");
+    assert_eq!(row["failures"].as_array().map(Vec::len), Some(0), "{row}");
+    assert_eq!(row["cpus"], v["cpus"]);
+    let human = text(&["rescan", "--config", arg(&cfg)]);
+    assert!(
+        human.starts_with("rescan: ") && human.contains("all passed"),
+        "{human}"
+    );
+    // With self-tests off there is nothing to re-test with.
+    let off = dir.file("off.toml", OFF);
+    let none = json(&["rescan", "--json", "--config", arg(&off)]);
+    assert_eq!(
+        none["drivers"].as_array().map(Vec::len),
+        Some(0),
+        "{none:#}"
+    );
+}

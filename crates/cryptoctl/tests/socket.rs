@@ -70,6 +70,30 @@ fn live_commands_match_offline_output_and_change_the_live_process() {
     );
     assert!(text(&["--socket", s, "stats"]).contains("REQUESTS"));
 
+    // One re-verification pass in the live process: the handle's driver, on every CPU.
+    let out = text(&["--socket", s, "rescan"]);
+    assert!(
+        out.starts_with("rescan: ") && out.contains("all passed"),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{chosen} ")))
+        .unwrap_or_else(|| panic!("{chosen} not re-tested: {out}"));
+    assert!(line.ends_with(": passed"), "{line}");
+    let rescan = json(&["--socket", s, "--json", "rescan"]);
+    assert!(rescan["drivers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["driver"] == chosen));
+    let stats = json(&["--socket", s, "--json", "stats"]);
+    assert!(
+        common::entry(&stats, &chosen)["rescans"].as_u64() >= Some(2),
+        "{stats:#}"
+    );
+    assert_eq!(common::entry(&stats, &chosen)["rescan_failures"], 0);
+
     // Changes go to the live registry, not to a file. A template instance is only the
     // fallback while a concrete driver is usable, so the generic one gets a priority of
     // its own first: where the chosen driver is the only concrete one (arm64's

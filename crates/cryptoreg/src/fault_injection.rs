@@ -24,6 +24,10 @@
 //! AAD and the text exceed 256 bytes, where one bit of the tag is wrong — the shape of the
 //! arm64 interleave bug the kernel's randomized tests caught: a stitched path that only
 //! long requests reach. The GCM specification's cases (AAD of at most 20 bytes) pass it.
+//!
+//! `ctr-aes-faulty-cpu` is wrong only on one CPU (the per-CPU gate's proof);
+//! `ctr-aes-faulty-late` and `xts-aes-faulty-late` turn wrong only once a test turns the
+//! fault on (the rescan's proof; [`turn_late_drivers_wrong`], [`LATE_FAULT_ENV`]).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -239,5 +243,139 @@ inventory::submit! {
     AlgDef::new("ctr(aes)", "ctr-aes-faulty-cpu", 10000, Ctor::Skcipher(faulty_on_one_cpu))
         .block_size(1)
         .key_sizes(16, 32)
+        .iv_size(16)
+}
+
+/// The moment the `-faulty-late` drivers turn wrong: set in this process by
+/// [`turn_late_drivers_wrong`], or for a whole process by `CRYPTOREG_FAULT_LATE_AT_MS`
+/// (milliseconds since the Unix epoch; a test gives it to a service it starts).
+static LATE_FAULT_ON: AtomicBool = AtomicBool::new(false);
+
+/// The environment variable that schedules the late fault in a process.
+pub const LATE_FAULT_ENV: &str = "CRYPTOREG_FAULT_LATE_AT_MS";
+
+/// Turns `ctr-aes-faulty-late` and `xts-aes-faulty-late` wrong from now on, in this
+/// process.
+pub fn turn_late_drivers_wrong() {
+    LATE_FAULT_ON.store(true, Ordering::Release);
+}
+
+/// Whether this process asked for the late drivers (see [`use_late_drivers`]).
+static LATE_WANTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the `-faulty-late` drivers constructible in this process; call it before the
+/// boot. Without it (or [`LATE_FAULT_ENV`] in the environment) their constructor fails,
+/// so their self-test fails and they are excluded as the other faulty drivers are: a
+/// correct driver that passed would otherwise become a candidate in every other test
+/// of the fault-injection build.
+pub fn use_late_drivers() {
+    LATE_WANTED.store(true, Ordering::Release);
+}
+
+fn late_drivers_wanted() -> Result<()> {
+    if LATE_WANTED.load(Ordering::Acquire) || std::env::var_os(LATE_FAULT_ENV).is_some() {
+        Ok(())
+    } else {
+        Err(cryptoreg_registry::Error::Config(
+            "the -faulty-late drivers exist only in a process that asked for them \
+             (fault_injection::use_late_drivers or CRYPTOREG_FAULT_LATE_AT_MS)"
+                .to_string(),
+        ))
+    }
+}
+
+/// Whether the late fault is on: turned on here, or its scheduled moment has passed.
+fn late_fault_on() -> bool {
+    static AT_MS: std::sync::OnceLock<Option<u128>> = std::sync::OnceLock::new();
+    if LATE_FAULT_ON.load(Ordering::Acquire) {
+        return true;
+    }
+    let at = AT_MS.get_or_init(|| std::env::var(LATE_FAULT_ENV).ok()?.parse().ok());
+    at.is_some_and(|at| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .is_ok_and(|now| now.as_millis() >= at)
+    })
+}
+
+/// `ctr-aes-faulty-late` and `xts-aes-faulty-late`: correct (CTR and XTS over the generic
+/// AES) until the late fault turns on (see [`turn_late_drivers_wrong`]), then one bit of
+/// every output is wrong on every CPU — a core that goes bad while the service runs,
+/// after the boot proved it. The boot passes them; the rescan (`[selftest]
+/// rescan_secs`) must catch them. Only in a process that asked for them
+/// ([`use_late_drivers`]), at priority 1: a test that wants one chosen gives it a
+/// priority that wins.
+struct FaultyLate {
+    inner: Box<dyn SkcipherImpl>,
+}
+
+impl FaultyLate {
+    fn corrupt(data: &mut [u8]) {
+        if late_fault_on() {
+            if let Some(b) = data.first_mut() {
+                *b ^= 0x01;
+            }
+        }
+    }
+}
+
+impl SkcipherImpl for FaultyLate {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.inner.set_key(key)
+    }
+    fn tail_len(&self, total: usize) -> Result<usize> {
+        self.inner.tail_len(total)
+    }
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
+        self.inner.start(iv, state)
+    }
+    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
+        self.inner.check_request(iv, total)
+    }
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.encrypt_blocks(state, data);
+        Self::corrupt(data);
+    }
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.inner.decrypt_blocks(state, data);
+        Self::corrupt(data);
+    }
+    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.encrypt_tail(state, tail);
+        Self::corrupt(tail);
+    }
+    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.decrypt_tail(state, tail);
+        Self::corrupt(tail);
+    }
+}
+
+/// Portable: needs no CPU feature.
+fn ctr_faulty_late(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    late_drivers_wanted()?;
+    Ok(Box::new(FaultyLate {
+        inner: ctr_over_cipher(|| Box::new(AesGeneric::new())),
+    }))
+}
+
+/// Portable: needs no CPU feature.
+fn xts_faulty_late(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    late_drivers_wanted()?;
+    Ok(Box::new(FaultyLate {
+        inner: xts_over_cipher(|| Box::new(AesGeneric::new())),
+    }))
+}
+
+inventory::submit! {
+    AlgDef::new("ctr(aes)", "ctr-aes-faulty-late", 1, Ctor::Skcipher(ctr_faulty_late))
+        .block_size(1)
+        .key_sizes(16, 32)
+        .iv_size(16)
+}
+
+inventory::submit! {
+    AlgDef::new("xts(aes)", "xts-aes-faulty-late", 1, Ctor::Skcipher(xts_faulty_late))
+        .block_size(16)
+        .key_sizes(32, 64)
         .iv_size(16)
 }

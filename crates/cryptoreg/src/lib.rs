@@ -115,9 +115,9 @@ pub use cryptoreg_registry::{failure_cpu, AdminOp, Change, ChangeEffect, DriverS
 pub use cryptoreg_registry::{
     Aead, AlgType, Arch, Candidate, Cipher, Config, CpuConfig, CpuInfo, Direction, DisableConfig,
     DriverInfo, DriverReport, Error, Explanation, Feature, Features, Hash, HashRequest, KeyLengths,
-    ListEntry, ModelRow, OnFailure, Registry, Result, SelftestConfig, SelftestMode, SelftestReport,
-    SelftestWhen, Shard, Skcipher, TestOutcome, TestParams, CONFIG_ENV, DEFAULT_CONFIG,
-    ZMM_DEMOTED_PRIORITY,
+    ListEntry, ModelRow, OnFailure, Registry, RescanDriver, RescanReport, Result, SelftestConfig,
+    SelftestMode, SelftestReport, SelftestWhen, Shard, Skcipher, TestOutcome, TestParams,
+    CONFIG_ENV, DEFAULT_CONFIG, RESCAN_RANDOM_CASES, ZMM_DEMOTED_PRIORITY,
 };
 
 /// The driver author's API, as the kernel's `include/crypto/internal/*.h`: the static
@@ -180,7 +180,7 @@ pub mod nonce;
 // feature unifies across the dependency graph, so any crate of a service's build could
 // switch this priority-10000 broken driver on for the whole service. Its drivers are AES.
 #[cfg(all(cryptoreg_fault_injection, feature = "aes"))]
-mod fault_injection;
+pub mod fault_injection;
 
 /// Boots a registry over every linked driver with the self-test runner installed.
 /// `cpu = None` plans for this machine; a preset plans for (and simulates) another CPU.
@@ -203,15 +203,30 @@ pub fn algorithms_with_vectors() -> Vec<&'static str> {
 static DEFAULT: OnceCell<Arc<Registry>> = OnceCell::new();
 
 /// Installs `registry` as the process default. Fails (returning it) if one is already
-/// installed, whether explicitly or by a first use of [`registry`].
+/// installed, whether explicitly or by a first use of [`registry`]. Starts its
+/// background re-verification when its configuration asks for one (`[selftest]
+/// rescan_secs`, see [`Registry::start_rescan`]); a thread that cannot start is logged.
 pub fn install_default(registry: Arc<Registry>) -> core::result::Result<(), Arc<Registry>> {
-    DEFAULT.set(registry)
+    DEFAULT.set(Arc::clone(&registry))?;
+    start_rescan_logged(&registry);
+    Ok(())
 }
 
 /// The process default registry, booted on first use from `CRYPTOREG_CONFIG` or the
-/// embedded configuration when none was installed.
+/// embedded configuration when none was installed, with its background
+/// re-verification started when the configuration asks for one.
 pub fn registry() -> Result<Arc<Registry>> {
     DEFAULT
-        .get_or_try_init(|| Ok(Arc::new(boot(Config::load(None)?, None)?)))
+        .get_or_try_init(|| {
+            let registry = Arc::new(boot(Config::load(None)?, None)?);
+            start_rescan_logged(&registry);
+            Ok(registry)
+        })
         .cloned()
+}
+
+fn start_rescan_logged(registry: &Arc<Registry>) {
+    if let Err(e) = registry.start_rescan() {
+        tracing::error!(target: "cryptoreg::rescan", "{e}");
+    }
 }

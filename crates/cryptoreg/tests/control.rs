@@ -88,6 +88,17 @@ fn every_operation_over_the_socket() {
         .unwrap()
         .as_u64()
         .unwrap();
+    // One re-verification pass of the drivers in use (the handle's), with what it
+    // tested where; a pass that finds nothing changes nothing.
+    let rescan: cryptoreg::RescanReport =
+        serde_json::from_value(c.call(&Request::new("rescan")).unwrap()).unwrap();
+    let row = rescan
+        .drivers
+        .iter()
+        .find(|d| d.driver == rung::XTS)
+        .unwrap_or_else(|| panic!("{rescan}"));
+    assert!(row.failures.is_empty() && row.tests > 0, "{rescan}");
+    assert_eq!(reg.generation(), g0);
 
     let ch: Change = serde_json::from_value(
         c.call(&Request::new("set-priority").driver(rung::XTS).priority(50))
@@ -619,6 +630,9 @@ fn peers_are_checked() {
     );
     assert!(a.contains("permission denied"), "{a}");
     assert!(reg.resolve(rung::XTS).is_ok());
+    // A rescan spends the service's CPU: a change, not a read.
+    let a = as_peer(READ_GROUP, r#"{"v":1,"op":"rescan"}"#);
+    assert!(a.contains("permission denied: rescan"), "{a}");
     // Outside the group, the file permissions already keep it out.
     let a = as_peer(NOBODY, r#"{"v":1,"op":"list"}"#);
     assert!(a.contains("connect:"), "{a}");

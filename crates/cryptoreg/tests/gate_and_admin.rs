@@ -101,11 +101,15 @@ fn a_missing_reference_leaves_drivers_untested_until_it_is_back() {
         assert_eq!(state(rung::XTS), Some("untested"));
         assert_eq!(state(rung::CTR), Some("untested"));
     }
+    // (The fault-injection build's `-faulty-late` drivers fail before any comparison: they
+    // cannot be built in a process that did not ask for them.)
+    let failed =
+        |e: &&cryptoreg::ListEntry| e.state == "failed" && !e.driver.ends_with("-faulty-late");
     assert!(
-        list.iter().all(|e| e.state != "failed"),
+        !list.iter().any(|e| failed(&e)),
         "{:?}",
         list.iter()
-            .filter(|e| e.state == "failed")
+            .filter(failed)
             .map(|e| &e.driver)
             .collect::<Vec<_>>()
     );

@@ -5,10 +5,11 @@
 //! process (sectord's format is plain XTS with the dm-crypt `plain64` tweak, whichever
 //! driver wrote it), and `stats` showed the service's handles moving to the new driver.
 //!
-//! The test command (`cargo xtask test`) builds the example once, before the tests, and
-//! names it in `CRYPTOREG_SECTORD_EXAMPLE`; this test then only runs it. Without the
-//! variable (this test run alone, or the arm64 run) the test builds it itself with the
-//! cargo that runs it (`cargo build --example sectord` in the test's own profile and
+//! The test command (`cargo xtask test`, its fault-injection run and `cargo xtask arm64`)
+//! names the example that its `cargo test` built with the tests (cargo builds every
+//! example before it runs any test) in `CRYPTOREG_SECTORD_EXAMPLE`; this test then only
+//! runs it. Without the variable (this test run alone) the test builds it itself with
+//! the cargo that runs it (`cargo build --example sectord` in the test's own profile and
 //! target directory), so it never uses a stale binary.
 
 #![cfg(unix)]

@@ -88,6 +88,7 @@ impl Registry {
             boot_elapsed: Duration::ZERO,
             published_generation: Default::default(),
             resolution_hook: std::sync::OnceLock::new(),
+            rescan: Default::default(),
         };
         #[cfg(unix)]
         super::fork::track(&reg.inner);

@@ -9,7 +9,7 @@ use crate::config::{SelftestMode, SelftestWhen};
 use crate::error::{Error, Result};
 use crate::selftest_api::{Shard, TestOutcome, TestParams};
 
-use super::{Registry, TestState};
+use super::{Inner, Registry, TestState};
 
 impl Registry {
     pub(super) fn tests_enabled(&self) -> bool {
@@ -175,30 +175,44 @@ impl Registry {
             Some(TestState::Failed)
         };
         if let Some(state) = next {
-            if let Some(e) = inner.entries.get_mut(driver) {
-                e.state = state;
-                e.outcome = outcome.clone();
-                e.elapsed = elapsed;
-            }
-            if info.is_instance() {
-                inner
-                    .instance_results
-                    .insert(driver.to_string(), (state, outcome.clone(), elapsed));
-            }
-            // Instances built over this driver were tested with it as it was judged
-            // before; a new verdict drops them (and what cached them), so a driver that
-            // now fails cannot keep serving through a template.
-            self.invalidate(&mut inner, driver);
+            self.record_retest(&mut inner, &info, state, &outcome, elapsed);
         }
         self.tested.notify_all();
         Ok(outcome)
+    }
+
+    /// Records the verdict of a test run after the boot's (`run_selftest`, a rescan) and
+    /// moves the generation.
+    pub(super) fn record_retest(
+        &self,
+        inner: &mut Inner,
+        info: &DriverInfo,
+        state: TestState,
+        outcome: &TestOutcome,
+        elapsed: Duration,
+    ) {
+        let driver = info.driver();
+        if let Some(e) = inner.entries.get_mut(driver) {
+            e.state = state;
+            e.outcome = outcome.clone();
+            e.elapsed = elapsed;
+        }
+        if info.is_instance() {
+            inner
+                .instance_results
+                .insert(driver.to_string(), (state, outcome.clone(), elapsed));
+        }
+        // Instances built over this driver were tested with it as it was judged before;
+        // a new verdict drops them (and what cached them), so a driver that now fails
+        // cannot keep serving through a template.
+        self.invalidate(inner, driver);
     }
 }
 
 /// Logs a self-test verdict: each failure as an error event with its replayable line
 /// (`cryptoctl selftest --driver D --seed S` replays it), a driver left untested for want
 /// of its reference as a warning, a pass at debug level.
-fn log_verdict(driver: &str, state: TestState, outcome: &TestOutcome) {
+pub(super) fn log_verdict(driver: &str, state: TestState, outcome: &TestOutcome) {
     match state {
         TestState::Failed => {
             for line in &outcome.failures {

@@ -16,6 +16,7 @@
 //!   every such change advances;
 //! * `reload` — applying a new configuration at run time, and `prepare`;
 //! * `report` — listings, `explain` and the self-test report;
+//! * `rescan` — re-testing the drivers in use while the service runs;
 //! * `fork` — the `pthread_atfork` handlers that keep a forked child's table usable.
 
 mod admin;
@@ -27,6 +28,7 @@ mod fork;
 mod gate;
 mod reload;
 mod report;
+mod rescan;
 mod resolve;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -51,6 +53,7 @@ pub use budget::failure_cpu;
 pub use report::{
     Candidate, DriverReport, DriverStatsReport, Explanation, ListEntry, SelftestReport,
 };
+pub use rescan::{RescanDriver, RescanReport, RESCAN_RANDOM_CASES};
 
 /// How to boot a registry.
 pub struct BootOptions {
@@ -116,6 +119,9 @@ struct Inner {
     /// instance not rebuilt as `retired` while handles to it live. Bounded as
     /// `instance_results` is, by the instances that were ever built.
     instance_stats: HashMap<String, (String, Arc<DriverStats>)>,
+    /// Rescan re-tests and failures by driver name (see `rescan`), kept across
+    /// invalidations as `instance_stats` is.
+    rescan_counts: HashMap<String, (u64, u64)>,
 }
 
 /// Why an entry can or cannot serve a request right now.
@@ -148,6 +154,8 @@ pub struct Registry {
     /// A test's hook into the resolver's one race window (see
     /// [`Registry::set_resolution_hook_for_test`]); empty in every service.
     resolution_hook: std::sync::OnceLock<ResolutionHook>,
+    /// The re-verification's pass counter and background thread (`rescan`).
+    rescan: rescan::RescanState,
 }
 
 /// `Registry { cpu: "GenuineIntel family 6 model 143 stepping 8 (native)", simulated:

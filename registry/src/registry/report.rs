@@ -102,6 +102,13 @@ pub struct DriverStatsReport {
     pub state: String,
     /// Self-test wall time in milliseconds.
     pub selftest_ms: f64,
+    /// Re-tests by the rescan (one per CPU tested on; see [`Registry::rescan`]), kept by
+    /// driver name across invalidations.
+    #[serde(default)]
+    pub rescans: u64,
+    /// Re-tests by the rescan that failed.
+    #[serde(default)]
+    pub rescan_failures: u64,
 }
 
 /// Deserialization of the fixed vocabularies (states, types, modes, feature names) back
@@ -346,7 +353,7 @@ fn tie_verdict(priority: u32, candidate: &DriverInfo, chosen: &DriverInfo) -> Op
 }
 
 /// The `seed=0x...` of a replayable failure line, if it has one.
-fn replay_seed(line: &str) -> Option<&str> {
+pub(super) fn replay_seed(line: &str) -> Option<&str> {
     let at = line.rfind("seed=")? + "seed=".len();
     let rest = &line[at..];
     let end = rest
@@ -446,6 +453,8 @@ impl Registry {
                         .instance_results
                         .get(driver)
                         .map_or(0.0, |r| r.2.as_secs_f64() * 1e3),
+                    rescans: inner.rescan_counts.get(driver).map_or(0, |c| c.0),
+                    rescan_failures: inner.rescan_counts.get(driver).map_or(0, |c| c.1),
                 })
             })
             .collect();
@@ -463,6 +472,8 @@ impl Registry {
                     bytes: c.bytes,
                     state: self.state_name(&inner, e).to_string(),
                     selftest_ms: e.elapsed.as_secs_f64() * 1e3,
+                    rescans: inner.rescan_counts.get(e.info.driver()).map_or(0, |c| c.0),
+                    rescan_failures: inner.rescan_counts.get(e.info.driver()).map_or(0, |c| c.1),
                 }
             })
             .collect();

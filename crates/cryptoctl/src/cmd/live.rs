@@ -78,6 +78,7 @@ pub fn render_stats(g: &Globals, stats: &[DriverStatsReport]) -> Result<String, 
         ("REQUESTS", Align::Right),
         ("BYTES", Align::Right),
         ("SELFTEST_MS", Align::Right),
+        ("RESCANS", Align::Right),
     ]);
     for s in stats {
         t.row([
@@ -89,6 +90,10 @@ pub fn render_stats(g: &Globals, stats: &[DriverStatsReport]) -> Result<String, 
             s.requests.to_string(),
             s.bytes.to_string(),
             format!("{:.1}", s.selftest_ms),
+            match s.rescan_failures {
+                0 => s.rescans.to_string(),
+                f => format!("{} ({f} failed)", s.rescans),
+            },
         ]);
     }
     Ok(t.render(""))

@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod explain;
 pub mod list;
 pub mod live;
+pub mod rescan;
 pub mod selftest;
 pub mod speed;
 mod speed_plot;

@@ -28,7 +28,8 @@ pub struct Request {
     /// Protocol version; must be [`PROTOCOL_VERSION`].
     pub v: u32,
     /// `list`, `explain`, `report`, `stats`, `generation`, `set-priority`,
-    /// `clear-priority`, `disable`, `enable` or `reload`.
+    /// `clear-priority`, `disable`, `enable`, `reload` or `rescan` (one re-verification
+    /// pass now; an admin operation, since it spends CPU).
     pub op: String,
     /// `explain`: the algorithm or driver name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

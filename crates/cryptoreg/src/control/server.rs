@@ -267,6 +267,21 @@ fn handle(
         "disable" => admin(need_driver().map(AdminOp::Disable)),
         "enable" => admin(need_driver().map(AdminOp::Enable)),
         "reload" => reload(registry, req.path.clone(), peer, options),
+        // An admin operation: it spends CPU (every driver in use on every CPU).
+        "rescan" => {
+            let report = registry.rescan();
+            tracing::info!(
+                target: "cryptoreg::control",
+                peer_uid = peer.uid,
+                peer_pid = peer.pid,
+                drivers = report.drivers.len(),
+                failures = report.failures().count(),
+                "control rescan by uid {} pid {}",
+                peer.uid,
+                peer.pid
+            );
+            json(&report)
+        }
         other => Response::err(format!(
             "unknown operation {:?}",
             other.chars().take(64).collect::<String>()
