@@ -191,6 +191,62 @@ impl SelftestConfig {
     }
 }
 
+/// `[selection]`: choosing among a name's drivers by measuring them here.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct SelectionConfig {
+    /// Time the passed candidates of each algorithm before choosing (off by default):
+    /// inside `prepare()` for the names a service prepares, at the first resolution for
+    /// any other. A candidate ranked lower by priority is chosen only when it is faster by
+    /// more than `margin_percent`; operator priorities and the CPU-model policy still win.
+    pub calibrate: bool,
+    /// The request sizes timed, in bytes (1 to [`MAX_CALIBRATION_SIZE`], at most 8).
+    pub sizes: Vec<usize>,
+    /// How much faster (geometric mean of the sizes' medians) a lower-priority candidate
+    /// must be to be chosen, in percent (0 to 100).
+    pub margin_percent: u32,
+}
+
+impl Default for SelectionConfig {
+    fn default() -> Self {
+        SelectionConfig {
+            calibrate: false,
+            sizes: vec![1420, 16384],
+            margin_percent: 5,
+        }
+    }
+}
+
+/// The largest request size calibration accepts (1 MiB).
+pub const MAX_CALIBRATION_SIZE: usize = 1 << 20;
+
+impl SelectionConfig {
+    /// Refuses sizes that cannot be timed (none, 0, over 1 MiB, more than 8) and a margin
+    /// over 100 %.
+    pub fn check(&self, origin: &str) -> Result<()> {
+        if self.sizes.is_empty()
+            || self.sizes.len() > 8
+            || self
+                .sizes
+                .iter()
+                .any(|&s| s == 0 || s > MAX_CALIBRATION_SIZE)
+        {
+            return Err(Error::Config(format!(
+                "{origin}: [selection] sizes = {:?}: give 1 to 8 sizes, each 1..={MAX_CALIBRATION_SIZE}",
+                self.sizes
+            )));
+        }
+        if self.margin_percent > 100 {
+            return Err(Error::Config(format!(
+                "{origin}: [selection] margin_percent = {} is outside 0..=100",
+                self.margin_percent
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// `[disable]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -222,6 +278,8 @@ pub struct Config {
     pub disable: DisableConfig,
     /// CPU feature masks.
     pub cpu: CpuConfig,
+    /// Choosing by measurement.
+    pub selection: SelectionConfig,
     /// Where the text came from, for error messages about its driver names; `None` for a
     /// configuration built in code.
     #[serde(skip)]
@@ -295,6 +353,7 @@ impl Config {
             toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         config.masked_features()?;
         config.selftest.check(origin)?;
+        config.selection.check(origin)?;
         config.source = Some(Arc::new(ConfigSource::of(text, origin)));
         Ok(config)
     }
@@ -568,6 +627,16 @@ disable = ["avx512f"]
         };
         assert!(err("[selftest]\nfuzz_iterations = 0\n").contains("use mode = \"kat\""));
         assert!(err("[selftest]\nfuzz_iterations = 100001\n").contains("maximum 100000"));
+        assert!(err("[selection]\nsizes = []\n").contains("1 to 8 sizes"));
+        assert!(err("[selection]\nsizes = [0]\n").contains("1 to 8 sizes"));
+        assert!(err("[selection]\nsizes = [1048577]\n").contains("1 to 8 sizes"));
+        assert!(err("[selection]\nmargin_percent = 101\n").contains("0..=100"));
+        let sel = Config::parse("[selection]\ncalibrate = true\nsizes = [64]\n", "t").unwrap();
+        assert!(sel.selection.calibrate);
+        assert_eq!(
+            (sel.selection.sizes.clone(), sel.selection.margin_percent),
+            (vec![64], 5)
+        );
         assert!(err("[selftest]\nrescan_cpu_percent = 0\n").contains("1..=100"));
         assert!(err("[selftest]\nrescan_cpu_percent = 101\n").contains("1..=100"));
         assert!(err("[selftest]\nrescan_secs = 86401\n").contains("a day"));

@@ -60,8 +60,9 @@ pub use alg::{AlgDef, AlgType, Builder, Child, Ctor, DriverInfo, Factory, Sizes,
 pub use arch::Arch;
 pub use common_names::lookup_common;
 pub use config::{
-    Config, CpuConfig, DisableConfig, OnFailure, SelftestConfig, SelftestMode, SelftestWhen,
-    CONFIG_ENV, DEFAULT_CONFIG, MAX_FUZZ_ITERATIONS, MAX_TIMEOUT_SECS,
+    Config, CpuConfig, DisableConfig, OnFailure, SelectionConfig, SelftestConfig, SelftestMode,
+    SelftestWhen, CONFIG_ENV, DEFAULT_CONFIG, MAX_CALIBRATION_SIZE, MAX_FUZZ_ITERATIONS,
+    MAX_RESCAN_SECS, MAX_TIMEOUT_SECS,
 };
 pub use cpu::decode_signature;
 pub use cpu::{decode_midr, parse_cpuinfo_midr, ArmId, CpuInfo};
@@ -72,9 +73,9 @@ pub use host::HostFeatures;
 pub use inout::InOut;
 pub use policy::{CpuPolicy, ModelRow, CPU_MODELS, ZMM_DEMOTED_PRIORITY};
 pub use registry::{
-    failure_cpu, AdminOp, BootOptions, Candidate, Change, ChangeEffect, DriverReport,
-    DriverStatsReport, Explanation, ListEntry, Registry, RescanDriver, RescanReport,
-    SelftestReport, RESCAN_RANDOM_CASES,
+    failure_cpu, AdminOp, BootOptions, Calibration, Candidate, Change, ChangeEffect, DriverReport,
+    DriverStatsReport, Explanation, ListEntry, Measured, Registry, RescanDriver, RescanReport,
+    SelftestReport, CALIBRATION_BUDGET, RESCAN_RANDOM_CASES,
 };
 pub use selftest_api::{SelfTester, Shard, TestHost, TestOutcome, TestParams};
 pub use traits::{

@@ -28,6 +28,10 @@ const GATE_TESTS: &[&str] = &[
     "a_driver_wrong_on_one_cpu_fails_every_boot_naming_that_cpu",
     // crates/cryptoreg/tests/rescan_fault.rs
     RESCAN_GATE_TEST,
+    "a_running_sectord_moves_its_traffic_off_a_driver_that_turned_wrong",
+    // crates/cryptoreg/tests/calibration_fault.rs
+    "a_slow_driver_at_high_priority_loses_under_calibration_and_wins_without",
+    "ten_boots_keep_the_first_of_two_candidates_within_the_margin",
     // crates/cryptoctl/tests/done_when.rs
     "fault_injection_is_caught_excluded_and_replayable",
 ];
@@ -114,6 +118,9 @@ pub fn test(root: &Path) -> Result<(), String> {
     // `test`): its integration test runs it instead of building it.
     let sectord = crate::example_built_by(flagged(root, &args), "sectord")?;
     let mut cmd = flagged(root, &args);
+    // The gate tests print their counts (caught after how long, how many sectors, how
+    // many boots): shown, as the other tests' output is, though they pass.
+    cmd.args(["--", "--show-output"]);
     cmd.env("CRYPTOREG_SECTORD_EXAMPLE", sectord);
     cmd.stdout(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -140,7 +147,10 @@ pub fn test(root: &Path) -> Result<(), String> {
          ctr-aes-faulty-cpu fails on the highest-numbered CPU of the mask at every boot \
          and in 100 of 100 gate runs, each line naming that CPU and replaying there; \
          ctr-aes-faulty-late passes the boot, turns wrong while in use and is caught by \
-         the background rescan within two periods, excluded, its handles no longer current"
+         the background rescan within two periods, excluded, its handles no longer current, \
+         and a running sectord moves off xts-aes-faulty-late (its counts are above); \
+         calibration: ctr-aes-slow wins the ladder and loses to a measured faster driver, \
+         and 10 of 10 boots keep the first of two twins within the margin"
     );
     Ok(())
 }

@@ -111,6 +111,12 @@ enum Command {
     /// where: in the live process with --socket (needs its user or root), else in a fresh
     /// boot with every algorithm resolved once.
     Rescan,
+    /// Time the passed drivers of an algorithm (or of every one) here, as `[selection]
+    /// calibrate` would, and show what it would choose; changes nothing.
+    Calibrate {
+        /// Algorithm name (`gcm(aes)`) or a common name (`aes-128-gcm`); all when absent.
+        name: Option<String>,
+    },
 }
 
 fn run(cli: Cli) -> Result<String, CliError> {
@@ -140,9 +146,10 @@ fn run(cli: Cli) -> Result<String, CliError> {
                 return cmd::live::change(&g, &path, req);
             }
             Command::Reload => return cmd::live::reload(&g, &path),
-            Command::Cpu | Command::Speed(_) => {
+            Command::Cpu | Command::Speed(_) | Command::Calibrate { .. } => {
                 return Err(CliError::Usage(
-                    "cpu and speed describe this process and machine; drop --socket".to_string(),
+                    "cpu, speed and calibrate describe this process and machine; drop --socket"
+                        .to_string(),
                 ))
             }
             _ => {}
@@ -165,6 +172,7 @@ fn run(cli: Cli) -> Result<String, CliError> {
         }
         Command::Stats => cmd::live::stats(&g),
         Command::Rescan => cmd::rescan::run(&g),
+        Command::Calibrate { name } => cmd::calibrate::run(&g, name.as_deref()),
         Command::ClearPriority { .. } | Command::Reload => Err(CliError::Usage(
             "clear-priority and reload change a live process: give --socket PATH".to_string(),
         )),

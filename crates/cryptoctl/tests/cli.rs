@@ -1050,3 +1050,27 @@ fn rescan_offline_retests_every_chosen_driver_on_every_cpu() {
         "{none:#}"
     );
 }
+
+#[test]
+fn calibrate_times_the_drivers_of_a_name_and_says_what_it_would_choose() {
+    let dir = TempDir::new("calibrate");
+    let cfg = dir.file("kat.toml", "[selftest]\nmode = \"kat\"\n");
+    // A common name is accepted, as explain and speed accept it.
+    let v = json(&["calibrate", "aes-128-ctr", "--json", "--config", arg(&cfg)]);
+    let c = &v.as_array().unwrap()[0];
+    assert_eq!(c["name"], "ctr(aes)");
+    assert_eq!(c["sizes"], serde_json::json!([1420, 16384]));
+    let cands = c["candidates"].as_array().unwrap();
+    assert!(!cands.is_empty(), "{c:#}");
+    for m in cands {
+        assert_eq!(m["mbps"].as_array().map(Vec::len), Some(2), "{m}");
+    }
+    let choice = c["choice"].as_str().unwrap();
+    assert!(cands.iter().any(|m| m["driver"] == choice), "{c:#}");
+    let human = text(&["calibrate", "ctr(aes)", "--config", arg(&cfg)]);
+    assert!(human.starts_with("ctr(aes): "), "{human}");
+    assert!(human.contains(&format!("* {choice} ")), "{human}");
+    let e = fails(&["calibrate", "no-such-alg", "--config", arg(&cfg)], 2);
+    assert!(e.contains("no-such-alg"), "{e}");
+    fails(&["--socket", "/nonexistent", "calibrate"], 2);
+}

@@ -246,13 +246,14 @@ inventory::submit! {
         .iv_size(16)
 }
 
-/// The moment the `-faulty-late` drivers turn wrong: set in this process by
-/// [`turn_late_drivers_wrong`], or for a whole process by `CRYPTOREG_FAULT_LATE_AT_MS`
-/// (milliseconds since the Unix epoch; a test gives it to a service it starts).
+/// Whether the `-faulty-late` drivers are wrong: set in this process by
+/// [`turn_late_drivers_wrong`]; in a process given [`LATE_FAULT_ENV`], once the file it
+/// names exists (a test creates it to turn the fault on in a service it started).
 static LATE_FAULT_ON: AtomicBool = AtomicBool::new(false);
 
-/// The environment variable that schedules the late fault in a process.
-pub const LATE_FAULT_ENV: &str = "CRYPTOREG_FAULT_LATE_AT_MS";
+/// The environment variable that names the file whose existence turns the late fault on
+/// in a process (and makes the late drivers constructible there).
+pub const LATE_FAULT_ENV: &str = "CRYPTOREG_FAULT_LATE_FILE";
 
 /// Turns `ctr-aes-faulty-late` and `xts-aes-faulty-late` wrong from now on, in this
 /// process.
@@ -278,24 +279,21 @@ fn late_drivers_wanted() -> Result<()> {
     } else {
         Err(cryptoreg_registry::Error::Config(
             "the -faulty-late drivers exist only in a process that asked for them \
-             (fault_injection::use_late_drivers or CRYPTOREG_FAULT_LATE_AT_MS)"
+             (fault_injection::use_late_drivers or CRYPTOREG_FAULT_LATE_FILE)"
                 .to_string(),
         ))
     }
 }
 
-/// Whether the late fault is on: turned on here, or its scheduled moment has passed.
+/// Whether the late fault is on: turned on here, or its file exists (one `stat` per
+/// call: this driver exists for tests).
 fn late_fault_on() -> bool {
-    static AT_MS: std::sync::OnceLock<Option<u128>> = std::sync::OnceLock::new();
-    if LATE_FAULT_ON.load(Ordering::Acquire) {
-        return true;
-    }
-    let at = AT_MS.get_or_init(|| std::env::var(LATE_FAULT_ENV).ok()?.parse().ok());
-    at.is_some_and(|at| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .is_ok_and(|now| now.as_millis() >= at)
-    })
+    static FILE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    LATE_FAULT_ON.load(Ordering::Acquire)
+        || FILE
+            .get_or_init(|| std::env::var_os(LATE_FAULT_ENV).map(Into::into))
+            .as_ref()
+            .is_some_and(|f| f.exists())
 }
 
 /// `ctr-aes-faulty-late` and `xts-aes-faulty-late`: correct (CTR and XTS over the generic
@@ -377,5 +375,115 @@ inventory::submit! {
     AlgDef::new("xts(aes)", "xts-aes-faulty-late", 1, Ctor::Skcipher(xts_faulty_late))
         .block_size(16)
         .key_sizes(32, 64)
+        .iv_size(16)
+}
+
+/// Whether this process asked for the calibration drivers (see
+/// [`use_calibration_drivers`]).
+static CALIBRATION_WANTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes `ctr-aes-slow`, `ctr-aes-twin-a` and `ctr-aes-twin-b` constructible in this
+/// process (call it before the boot); elsewhere their constructor fails and they are
+/// excluded, as the late drivers are.
+pub fn use_calibration_drivers() {
+    CALIBRATION_WANTED.store(true, Ordering::Release);
+}
+
+fn calibration_drivers_wanted() -> Result<()> {
+    if CALIBRATION_WANTED.load(Ordering::Acquire) {
+        Ok(())
+    } else {
+        Err(cryptoreg_registry::Error::Config(
+            "the calibration test drivers exist only in a process that asked for them \
+             (fault_injection::use_calibration_drivers)"
+                .to_string(),
+        ))
+    }
+}
+
+/// How many times `ctr-aes-slow` does its work (all but once on a scratch copy).
+const SLOWDOWN: usize = 4;
+
+/// `ctr-aes-slow`: a correct CTR over the generic AES that does every request's work
+/// [`SLOWDOWN`] times, at priority 30000, above every real `ctr(aes)` driver: a driver
+/// whose priority is a bad guess about its speed. Without calibration it wins `ctr(aes)`;
+/// with `[selection] calibrate` a faster one must. `ctr-aes-twin-a` (29999) and
+/// `ctr-aes-twin-b` (29998) are the same plain CTR twice: measured within any margin of
+/// each other, so calibration must keep the higher-priority one, boot after boot.
+struct Slow {
+    inner: Box<dyn SkcipherImpl>,
+}
+
+impl Slow {
+    fn again(&self, state: &ChainState, data: &[u8], f: impl Fn(&mut ChainState, &mut [u8])) {
+        for _ in 1..SLOWDOWN {
+            let (mut s, mut scratch) = (*state, data.to_vec());
+            f(&mut s, &mut scratch);
+            std::hint::black_box(&scratch);
+        }
+    }
+}
+
+impl SkcipherImpl for Slow {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.inner.set_key(key)
+    }
+    fn tail_len(&self, total: usize) -> Result<usize> {
+        self.inner.tail_len(total)
+    }
+    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
+        self.inner.start(iv, state)
+    }
+    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
+        self.inner.check_request(iv, total)
+    }
+    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.again(state, data, |s, d| self.inner.encrypt_blocks(s, d));
+        self.inner.encrypt_blocks(state, data);
+    }
+    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
+        self.again(state, data, |s, d| self.inner.decrypt_blocks(s, d));
+        self.inner.decrypt_blocks(state, data);
+    }
+    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.encrypt_tail(state, tail);
+    }
+    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
+        self.inner.decrypt_tail(state, tail);
+    }
+}
+
+/// Portable: needs no CPU feature.
+fn ctr_slow(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    calibration_drivers_wanted()?;
+    Ok(Box::new(Slow {
+        inner: ctr_over_cipher(|| Box::new(AesGeneric::new())),
+    }))
+}
+
+/// Portable: needs no CPU feature.
+fn ctr_twin(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
+    calibration_drivers_wanted()?;
+    Ok(ctr_over_cipher(|| Box::new(AesGeneric::new())))
+}
+
+inventory::submit! {
+    AlgDef::new("ctr(aes)", "ctr-aes-slow", 30000, Ctor::Skcipher(ctr_slow))
+        .block_size(1)
+        .key_sizes(16, 32)
+        .iv_size(16)
+}
+
+inventory::submit! {
+    AlgDef::new("ctr(aes)", "ctr-aes-twin-a", 29999, Ctor::Skcipher(ctr_twin))
+        .block_size(1)
+        .key_sizes(16, 32)
+        .iv_size(16)
+}
+
+inventory::submit! {
+    AlgDef::new("ctr(aes)", "ctr-aes-twin-b", 29998, Ctor::Skcipher(ctr_twin))
+        .block_size(1)
+        .key_sizes(16, 32)
         .iv_size(16)
 }

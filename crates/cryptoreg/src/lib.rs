@@ -119,6 +119,7 @@ pub use cryptoreg_registry::{
     SelftestMode, SelftestReport, SelftestWhen, Shard, Skcipher, TestOutcome, TestParams,
     CONFIG_ENV, DEFAULT_CONFIG, RESCAN_RANDOM_CASES, ZMM_DEMOTED_PRIORITY,
 };
+pub use cryptoreg_registry::{Calibration, Measured, SelectionConfig, CALIBRATION_BUDGET};
 
 /// The driver author's API, as the kernel's `include/crypto/internal/*.h`: the static
 /// records and their const constructor ([`driver::AlgDef`]), templates, the CPU-feature

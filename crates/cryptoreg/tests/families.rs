@@ -4,6 +4,8 @@
 //! xtask test` runs this file on the smallest sets, `--no-default-features --features aes`
 //! and `--no-default-features --features chacha`, besides the default build.
 
+mod common;
+
 use cryptoreg::{Config, Error, Registry};
 
 /// The algorithm names of each family (concrete drivers, not template instances).
@@ -54,7 +56,7 @@ fn every_family_built_boots_with_its_references_and_serves_its_names() {
     let report = reg.selftest_report();
     // The fault-injection build (`--cfg cryptoreg_fault_injection`) adds drivers that
     // exist to fail; every other driver must pass there too.
-    let injected = |d: &str| cfg!(cryptoreg_fault_injection) && d.contains("-faulty");
+    let injected = |d: &str| common::is_test_only(d);
     let failed: Vec<_> = report
         .drivers
         .iter()

@@ -4,11 +4,13 @@
 //! bad after the boot); the background rescan catches it within two periods, excludes
 //! it with a replayable line naming the CPU, moves the generation so live handles see
 //! they are no longer current, and counts the failure in `stats`. In a binary of its own:
-//! turning the fault on is process-wide.
+//! turning the fault on is process-wide. The second test does the same to a running
+//! `sectord` (`xts-aes-faulty-late`), which moves its traffic away without a restart.
 
 #![cfg(all(cryptoreg_fault_injection, feature = "aes"))]
 
 mod common;
+mod sectord_service;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -106,4 +108,148 @@ fn a_driver_that_turns_wrong_while_in_use_is_caught_by_the_rescan() {
     // The report names it too, with its replay.
     let report = reg.selftest_report().to_string();
     assert!(report.contains(DRIVER), "{report}");
+}
+
+/// A running `sectord` whose `xts(aes)` driver turns wrong: the rescan in the service
+/// catches it within two periods and the service moves its traffic to the next driver at
+/// its next request, without a restart. Sectors written before the fault read back
+/// exactly; those the faulty driver wrote between the fault and its detection are the
+/// ones that read back wrong (the test knows which: it asks the service which driver
+/// serves its connection before and after each write), and they are counted; sectors
+/// written after the move read back exactly.
+#[test]
+fn a_running_sectord_moves_its_traffic_off_a_driver_that_turned_wrong() {
+    use sectord_service::{sectord_binary, start_with_env, Conn, SECTOR, SECTORS};
+    const LATE: &str = "xts-aes-faulty-late";
+    let bin = sectord_binary();
+    let dir = std::env::temp_dir().join(format!("cryptoreg-rescan-sectord-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("cryptoreg.toml");
+    std::fs::write(
+        &config,
+        common::kat_config(&format!(
+            "rescan_secs = {PERIOD_SECS}\nrescan_cpu_percent = 100\n\
+             [priority]\n\"{LATE}\" = 20000\n"
+        )),
+    )
+    .unwrap();
+    let key_path = dir.join("key");
+    std::fs::write(&key_path, common::xts_key(9, 64)).unwrap();
+    let fault_file = dir.join("fault-on");
+    let svc = start_with_env(
+        &bin,
+        dir.join("svc"),
+        &config,
+        &key_path,
+        &[(
+            cryptoreg::fault_injection::LATE_FAULT_ENV,
+            fault_file.as_os_str(),
+        )],
+    );
+    let mut conn = Conn::new(&svc.data());
+    assert_eq!(conn.driver(), LATE, "the late driver wins xts(aes)");
+    let data = |s: u64| common::bytes(0x5ec7 + s, SECTOR);
+
+    // Before the fault: a quarter of the sectors, read back exactly.
+    let before: Vec<u64> = (0..SECTORS / 4).collect();
+    for &s in &before {
+        conn.write(s, &data(s));
+        assert_eq!(conn.read(s), data(s), "sector {s} before the fault");
+    }
+
+    // The fault: from now on the service's driver computes wrong results. Keep writing
+    // until the service's connection has moved to another driver, noting which driver
+    // each write went through.
+    std::fs::write(&fault_file, b"on").unwrap();
+    let fault = Instant::now();
+    // The driver each of the other sectors was last written through: Some(true) the
+    // faulty one, Some(false) a correct one, None either (the write that met the move).
+    let mut last: std::collections::BTreeMap<u64, Option<bool>> = Default::default();
+    let window: Vec<u64> = (SECTORS / 4..SECTORS).collect();
+    let mut moved_to = None;
+    let deadline = fault + Duration::from_secs(2 * PERIOD_SECS) + Duration::from_secs(20);
+    for &s in window.iter().cycle() {
+        assert!(Instant::now() < deadline, "sectord still serves {LATE}");
+        let before_write = conn.driver();
+        conn.write(s, &data(s));
+        let after_write = conn.driver();
+        last.insert(
+            s,
+            match (before_write == LATE, after_write == LATE) {
+                (true, true) => Some(true),
+                (true, false) => None,
+                _ => Some(false),
+            },
+        );
+        if after_write != LATE {
+            moved_to = Some(after_write);
+            break;
+        }
+        // Paced, so that the window holds a countable number of writes.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let caught = fault.elapsed();
+    // After the move, every sector not yet written goes through the new driver.
+    for &s in &window {
+        if let std::collections::btree_map::Entry::Vacant(v) = last.entry(s) {
+            conn.write(s, &data(s));
+            v.insert(Some(false));
+        }
+    }
+    let faulty: Vec<u64> = last
+        .iter()
+        .filter(|(_, c)| **c == Some(true))
+        .map(|(s, _)| *s)
+        .collect();
+    let unsure = last.values().filter(|c| c.is_none()).count();
+    let after: Vec<u64> = last
+        .iter()
+        .filter(|(_, c)| **c == Some(false))
+        .map(|(s, _)| *s)
+        .collect();
+
+    // Read everything back through the service, on a fresh connection (the new driver).
+    let mut fresh = Conn::new(&svc.data());
+    assert_ne!(fresh.driver(), LATE);
+    for &s in before.iter().chain(&after) {
+        assert_eq!(
+            fresh.read(s),
+            data(s),
+            "sector {s}, written by a correct driver"
+        );
+    }
+    for &s in &faulty {
+        assert_ne!(
+            fresh.read(s),
+            data(s),
+            "sector {s}, written during the fault"
+        );
+    }
+    let mut ctl = cryptoreg::control::Client::connect(&svc.ctl()).unwrap();
+    let stats: Vec<cryptoreg::DriverStatsReport> = serde_json::from_value(
+        ctl.call(&cryptoreg::control::Request::new("stats"))
+            .unwrap(),
+    )
+    .unwrap();
+    let row = stats.iter().find(|r| r.driver == LATE).unwrap();
+    assert_eq!(row.state, "failed");
+    assert!(row.rescan_failures >= 1, "{row:?}");
+    assert!(
+        caught < Duration::from_secs(2 * PERIOD_SECS) + Duration::from_secs(20),
+        "{caught:?}"
+    );
+    println!(
+        "rescan in sectord: {LATE} caught {caught:.2?} after the fault (period {PERIOD_SECS} s); \
+         traffic moved to {}; sectors: {} written before the fault read back exactly, {} \
+         written by the faulty driver between the fault and its detection read back wrong, \
+         {} at the switch (either), {} written after it read back exactly",
+        moved_to.unwrap_or_default(),
+        before.len(),
+        faulty.len(),
+        unsure,
+        after.len()
+    );
+    drop(svc);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,11 +17,13 @@
 //! * `reload` — applying a new configuration at run time, and `prepare`;
 //! * `report` — listings, `explain` and the self-test report;
 //! * `rescan` — re-testing the drivers in use while the service runs;
+//! * `calibrate` — timing an algorithm's candidates to choose by measurement;
 //! * `fork` — the `pthread_atfork` handlers that keep a forked child's table usable.
 
 mod admin;
 mod boot;
 mod budget;
+mod calibrate;
 #[cfg(unix)]
 #[allow(unsafe_code)] // the one module that may: see its docs
 mod fork;
@@ -50,6 +52,7 @@ use crate::stats::DriverStats;
 
 pub use admin::{AdminOp, Change, ChangeEffect};
 pub use budget::failure_cpu;
+pub use calibrate::{Calibration, Measured, CALIBRATION_BUDGET};
 pub use report::{
     Candidate, DriverReport, DriverStatsReport, Explanation, ListEntry, SelftestReport,
 };
@@ -122,6 +125,9 @@ struct Inner {
     /// Rescan re-tests and failures by driver name (see `rescan`), kept across
     /// invalidations as `instance_stats` is.
     rescan_counts: HashMap<String, (u64, u64)>,
+    /// Calibration figures by algorithm name (`[selection] calibrate`; see `calibrate`),
+    /// kept for the registry's life: speeds do not change with priorities.
+    calibrations: HashMap<String, calibrate::Calibration>,
 }
 
 /// Why an entry can or cannot serve a request right now.

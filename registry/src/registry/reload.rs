@@ -68,6 +68,15 @@ impl Registry {
                 effect: ChangeEffect::NeedsRestart,
             });
         }
+        if new.selection != self.config.selection {
+            changes.push(Change {
+                driver: "[selection]".to_string(),
+                setting: "selection".to_string(),
+                old: format!("{:?}", self.config.selection),
+                new: format!("{:?}", new.selection),
+                effect: ChangeEffect::NeedsRestart,
+            });
+        }
         if new.cpu.disable != self.config.cpu.disable {
             changes.push(Change {
                 driver: "[cpu]".to_string(),

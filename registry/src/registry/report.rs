@@ -229,6 +229,10 @@ pub struct Candidate {
     pub state: Word,
     /// Why it was or was not chosen, in words.
     pub verdict: String,
+    /// With `[selection] calibrate`, its measured MB/s at each calibration size (see
+    /// [`Registry::calibration`]); empty when it was not measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mbps: Vec<f64>,
 }
 
 /// The answer of [`Registry::explain`]: every candidate for a name and its verdict.
@@ -534,6 +538,14 @@ impl Registry {
         // fallback (see `Registry::fallback_tier`).
         let fallback_only =
             chosen_entry.is_some_and(|c| self.fallback_tier(&inner, &c.info, &alg_name) == 0);
+        // Calibration's figures for the algorithm, and the chosen one's score in them.
+        let calib = inner
+            .calibrations
+            .get(&alg_name)
+            .filter(|_| self.config.selection.calibrate);
+        let measured = |driver: &str| calib.and_then(|c| c.of(driver));
+        let chosen_measured = chosen_key.and_then(|k| measured(k));
+        let margin = self.config.selection.margin_percent;
         let mut candidates: Vec<Candidate> = inner
             .entries
             .values()
@@ -584,6 +596,23 @@ impl Registry {
                         "not considered: a driver of {alg_name} is usable (an instance is \
                          the fallback unless given a priority)"
                     )
+                } else if let Some((mine, theirs)) = measured(e.info.driver())
+                    .zip(chosen_measured)
+                    .filter(|&(mine, theirs)| {
+                        !pinned
+                            && !described
+                            && chosen_prio.is_some_and(|cp| priority >= cp)
+                            && state == "passed"
+                            && theirs.speedup(mine) > 1.0 + f64::from(margin) / 100.0
+                    })
+                {
+                    format!(
+                        "measured slower: {:.0} MB/s against {:.0} for the chosen ({:.0} % \
+                         faster, beyond the {margin} % margin)",
+                        mine.score(),
+                        theirs.score(),
+                        (theirs.speedup(mine) - 1.0) * 100.0
+                    )
                 } else if let Some(cp) = chosen_prio.filter(|&cp| priority < cp) {
                     format!("lower priority ({priority} < {cp})")
                 } else if let Some(tie) = chosen_entry
@@ -609,6 +638,10 @@ impl Registry {
                     base_priority: e.info.base_priority(),
                     state,
                     verdict,
+                    mbps: calib
+                        .and_then(|c| c.of(e.info.driver()))
+                        .map(|m| m.mbps.clone())
+                        .unwrap_or_default(),
                 }
             })
             .collect();
@@ -635,8 +668,14 @@ impl Registry {
                 let beaten = candidates
                     .iter()
                     .filter(|c| {
-                        c.verdict.starts_with("lower priority") || c.verdict.starts_with("tie at")
+                        c.verdict.starts_with("lower priority")
+                            || c.verdict.starts_with("tie at")
+                            || c.verdict.starts_with("measured slower")
                     })
+                    .count();
+                let outran = candidates
+                    .iter()
+                    .filter(|c| c.verdict.starts_with("measured slower"))
                     .count();
                 let how = if pinned {
                     "asked for by driver name".to_string()
@@ -659,6 +698,11 @@ impl Registry {
                     } else {
                         format!("{why}: highest of {} instances", beaten + 1)
                     }
+                } else if outran > 0 {
+                    format!(
+                        "calibrated: faster than {outran} higher-ranked, by more than the \
+                         {margin} % margin"
+                    )
                 } else if beaten == 0 {
                     "the only usable candidate".to_string()
                 } else {

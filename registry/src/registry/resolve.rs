@@ -262,6 +262,9 @@ impl Registry {
             }
             self.test_at_first_use(name);
         }
+        if first_use {
+            self.calibrate_once(name);
+        }
         let mut churn_since: Option<std::time::Instant> = None;
         loop {
             let seen = {
@@ -318,6 +321,12 @@ impl Registry {
                     .cmp(&tier(b.1))
                     .then_with(|| candidate_order((a.0, &a.1.info), (b.0, &b.1.info)))
             });
+            // `[selection] calibrate`: a candidate measured faster than the leader by
+            // more than the margin goes first (see `calibrate`).
+            if let Some(pos) = self.calibrated_pick(&inner, name, &candidates) {
+                let c = candidates.remove(pos);
+                candidates.insert(0, c);
+            }
             let mut first_refusal: Option<Error> = None;
             let mut failed: Option<Error> = None;
             let mut wait_for: Option<(String, bool)> = None;

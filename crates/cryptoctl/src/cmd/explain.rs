@@ -56,21 +56,32 @@ pub fn run(g: &Globals, typed: &str) -> Result<String, CliError> {
         (None, Some(err)) => out.push_str(&format!("{} -> (nothing): {err}\n", ex.name)),
         (None, None) => out.push_str(&format!("{} -> (nothing)\n", ex.name)),
     }
-    let mut t = Table::new(&[
+    // With `[selection] calibrate`, the measured MB/s per calibration size.
+    let measured = ex.candidates.iter().any(|c| !c.mbps.is_empty());
+    let mut columns = vec![
         ("DRIVER", Align::Left),
         ("PRIO", Align::Right),
         ("BASE", Align::Right),
         ("STATE", Align::Left),
-        ("VERDICT", Align::Left),
-    ]);
+    ];
+    if measured {
+        columns.push(("MB/S", Align::Right));
+    }
+    columns.push(("VERDICT", Align::Left));
+    let mut t = Table::new(&columns);
     for c in &ex.candidates {
-        t.row([
+        let mut row = vec![
             c.driver.clone(),
             c.priority.to_string(),
             c.base_priority.to_string(),
             c.state.to_string(),
-            c.verdict.clone(),
-        ]);
+        ];
+        if measured {
+            let figures: Vec<String> = c.mbps.iter().map(|m| format!("{m:.0}")).collect();
+            row.push(figures.join("/"));
+        }
+        row.push(c.verdict.clone());
+        t.row(row);
     }
     out.push_str(&t.render("  "));
     Ok(out)

@@ -1,6 +1,7 @@
 //! The subcommands, one module each, and what they share: the global options and the
 //! one way of booting a registry from them.
 
+pub mod calibrate;
 mod choices;
 mod common_name;
 pub mod config_edit;

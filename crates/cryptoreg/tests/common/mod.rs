@@ -49,6 +49,24 @@ pub fn kat_config(extra: &str) -> String {
     config
 }
 
+/// The fault-injection build's drivers that exist only in a test process that asks for
+/// them (`fault_injection::use_late_drivers`, `use_calibration_drivers`): anywhere else
+/// their constructor fails, so they are listed as `failed`.
+pub const OPT_IN_DRIVERS: &[&str] = &[
+    "ctr-aes-faulty-late",
+    "xts-aes-faulty-late",
+    "ctr-aes-slow",
+    "ctr-aes-twin-a",
+    "ctr-aes-twin-b",
+];
+
+/// Whether `driver` is one of the fault-injection build's test-only drivers (the
+/// deliberately wrong ones and the opt-in ones).
+pub fn is_test_only(driver: &str) -> bool {
+    cfg!(cryptoreg_fault_injection)
+        && (driver.contains("-faulty") || OPT_IN_DRIVERS.contains(&driver))
+}
+
 /// Whether this CPU has AES instructions (AES-NI on x86-64, the Crypto Extensions on
 /// arm64), which the [`rung`] drivers need.
 pub fn host_has_aes() -> bool {
