@@ -180,20 +180,22 @@ inventory::submit! {
 /// everywhere but on one core, deterministically. A gate that tests each driver on one
 /// CPU passes it whenever its test thread lands elsewhere; the per-CPU gate
 /// (`[selftest] every_cpu`) must fail it at every boot, naming that CPU. Priority 10000,
-/// above every real `ctr(aes)` driver.
-struct FaultyOnOneCpu {
-    inner: Box<dyn SkcipherImpl>,
+/// above every real `ctr(aes)` driver. This says whether a call runs on that CPU.
+fn on_the_bad_cpu() -> bool {
+    let last = cryptoreg_registry::affinity::process_cpus().last().copied();
+    last.is_some() && cryptoreg_registry::affinity::current_cpu() == last
 }
 
-impl FaultyOnOneCpu {
-    /// Whether this call runs on the CPU that computes wrong results.
-    fn on_the_bad_cpu() -> bool {
-        let last = cryptoreg_registry::affinity::process_cpus().last().copied();
-        last.is_some() && cryptoreg_registry::affinity::current_cpu() == last
-    }
+/// A correct skcipher that flips the first bit of every output piece whenever `wrong()`
+/// says so: the shape of both the per-CPU fault and the late one.
+struct FlipsOneBit {
+    inner: Box<dyn SkcipherImpl>,
+    wrong: fn() -> bool,
+}
 
-    fn corrupt(data: &mut [u8]) {
-        if Self::on_the_bad_cpu() {
+impl FlipsOneBit {
+    fn corrupt(&self, data: &mut [u8]) {
+        if (self.wrong)() {
             if let Some(b) = data.first_mut() {
                 *b ^= 0x01;
             }
@@ -201,7 +203,7 @@ impl FaultyOnOneCpu {
     }
 }
 
-impl SkcipherImpl for FaultyOnOneCpu {
+impl SkcipherImpl for FlipsOneBit {
     fn set_key(&mut self, key: &[u8]) -> Result<()> {
         self.inner.set_key(key)
     }
@@ -216,26 +218,27 @@ impl SkcipherImpl for FaultyOnOneCpu {
     }
     fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         self.inner.encrypt_blocks(state, data);
-        Self::corrupt(data);
+        self.corrupt(data);
     }
     fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
         self.inner.decrypt_blocks(state, data);
-        Self::corrupt(data);
+        self.corrupt(data);
     }
     fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         self.inner.encrypt_tail(state, tail);
-        Self::corrupt(tail);
+        self.corrupt(tail);
     }
     fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
         self.inner.decrypt_tail(state, tail);
-        Self::corrupt(tail);
+        self.corrupt(tail);
     }
 }
 
 /// Portable: needs no CPU feature.
 fn faulty_on_one_cpu(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
-    Ok(Box::new(FaultyOnOneCpu {
+    Ok(Box::new(FlipsOneBit {
         inner: ctr_over_cipher(|| Box::new(AesGeneric::new())),
+        wrong: on_the_bad_cpu,
     }))
 }
 
@@ -302,65 +305,21 @@ fn late_fault_on() -> bool {
 /// after the boot proved it. The boot passes them; the rescan (`[selftest]
 /// rescan_secs`) must catch them. Only in a process that asked for them
 /// ([`use_late_drivers`]), at priority 1: a test that wants one chosen gives it a
-/// priority that wins.
-struct FaultyLate {
-    inner: Box<dyn SkcipherImpl>,
-}
-
-impl FaultyLate {
-    fn corrupt(data: &mut [u8]) {
-        if late_fault_on() {
-            if let Some(b) = data.first_mut() {
-                *b ^= 0x01;
-            }
-        }
-    }
-}
-
-impl SkcipherImpl for FaultyLate {
-    fn set_key(&mut self, key: &[u8]) -> Result<()> {
-        self.inner.set_key(key)
-    }
-    fn tail_len(&self, total: usize) -> Result<usize> {
-        self.inner.tail_len(total)
-    }
-    fn start(&self, iv: &[u8], state: &mut ChainState) -> Result<()> {
-        self.inner.start(iv, state)
-    }
-    fn check_request(&self, iv: &[u8], total: usize) -> Result<()> {
-        self.inner.check_request(iv, total)
-    }
-    fn encrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        self.inner.encrypt_blocks(state, data);
-        Self::corrupt(data);
-    }
-    fn decrypt_blocks(&self, state: &mut ChainState, data: &mut [u8]) {
-        self.inner.decrypt_blocks(state, data);
-        Self::corrupt(data);
-    }
-    fn encrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.inner.encrypt_tail(state, tail);
-        Self::corrupt(tail);
-    }
-    fn decrypt_tail(&self, state: &mut ChainState, tail: &mut [u8]) {
-        self.inner.decrypt_tail(state, tail);
-        Self::corrupt(tail);
-    }
-}
-
-/// Portable: needs no CPU feature.
+/// priority that wins. Portable: needs no CPU feature.
 fn ctr_faulty_late(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
     late_drivers_wanted()?;
-    Ok(Box::new(FaultyLate {
+    Ok(Box::new(FlipsOneBit {
         inner: ctr_over_cipher(|| Box::new(AesGeneric::new())),
+        wrong: late_fault_on,
     }))
 }
 
 /// Portable: needs no CPU feature.
 fn xts_faulty_late(_: &HostFeatures) -> Result<Box<dyn SkcipherImpl>> {
     late_drivers_wanted()?;
-    Ok(Box::new(FaultyLate {
+    Ok(Box::new(FlipsOneBit {
         inner: xts_over_cipher(|| Box::new(AesGeneric::new())),
+        wrong: late_fault_on,
     }))
 }
 
