@@ -84,9 +84,11 @@ fn an_operator_priority_wins_over_the_measurement() {
         .iter()
         .max_by(|a, b| a.score().total_cmp(&b.score()))
         .unwrap();
-    // Without the operator, the slowest is not chosen (unless it is all there is).
+    // Without the operator, the slowest is chosen only where nothing beats it by more
+    // than the margin (it leads the ladder, and under emulation the rungs can measure
+    // alike).
     assert!(
-        c.choice.as_deref() != Some(slowest.driver.as_str()) || c.candidates.len() == 1,
+        c.choice.as_deref() != Some(slowest.driver.as_str()) || fastest.speedup(slowest) <= 1.05,
         "{c}"
     );
     println!(
