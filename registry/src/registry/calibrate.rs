@@ -450,7 +450,6 @@ impl Registry {
             return None;
         }
         let lead = c.of(leader.info.driver())?;
-        let margin = 1.0 + f64::from(self.config.selection.margin_percent) / 100.0;
         candidates
             .iter()
             .filter(|(_, e)| {
@@ -459,9 +458,15 @@ impl Registry {
                     && self.priority_and_source(inner, &e.info).1 == PrioritySource::Base
             })
             .filter_map(|(_, e)| Some((e, c.of(e.info.driver())?.speedup(lead))))
-            .filter(|&(_, speedup)| speedup > margin)
+            .filter(|&(_, speedup)| self.beyond_margin(speedup))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(e, _)| e.info.driver().to_string())
+    }
+
+    /// Whether a speedup (see [`Measured::speedup`]) is more than `[selection]
+    /// margin_percent`: the one comparison the rule and `explain` make.
+    pub(super) fn beyond_margin(&self, speedup: f64) -> bool {
+        speedup > 1.0 + f64::from(self.config.selection.margin_percent) / 100.0
     }
 
     /// The figures kept for `name`, if calibration measured it.

@@ -439,6 +439,9 @@ impl Registry {
     /// with state `retired` while handles to it live.
     pub fn stats(&self) -> Vec<DriverStatsReport> {
         let inner = self.inner.lock();
+        // (re-tests, failures) by the rescan.
+        let rescans_of =
+            |driver: &str| inner.rescan_counts.get(driver).copied().unwrap_or_default();
         let retired: Vec<DriverStatsReport> = inner
             .instance_stats
             .iter()
@@ -457,8 +460,8 @@ impl Registry {
                         .instance_results
                         .get(driver)
                         .map_or(0.0, |r| r.2.as_secs_f64() * 1e3),
-                    rescans: inner.rescan_counts.get(driver).map_or(0, |c| c.0),
-                    rescan_failures: inner.rescan_counts.get(driver).map_or(0, |c| c.1),
+                    rescans: rescans_of(driver).0,
+                    rescan_failures: rescans_of(driver).1,
                 })
             })
             .collect();
@@ -476,8 +479,8 @@ impl Registry {
                     bytes: c.bytes,
                     state: self.state_name(&inner, e).to_string(),
                     selftest_ms: e.elapsed.as_secs_f64() * 1e3,
-                    rescans: inner.rescan_counts.get(e.info.driver()).map_or(0, |c| c.0),
-                    rescan_failures: inner.rescan_counts.get(e.info.driver()).map_or(0, |c| c.1),
+                    rescans: rescans_of(e.info.driver()).0,
+                    rescan_failures: rescans_of(e.info.driver()).1,
                 }
             })
             .collect();
@@ -603,7 +606,7 @@ impl Registry {
                             && !described
                             && chosen_prio.is_some_and(|cp| priority >= cp)
                             && state == "passed"
-                            && theirs.speedup(mine) > 1.0 + f64::from(margin) / 100.0
+                            && self.beyond_margin(theirs.speedup(mine))
                     })
                 {
                     format!(
