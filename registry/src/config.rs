@@ -206,6 +206,11 @@ pub struct SelectionConfig {
     /// How much faster (geometric mean of the sizes' medians) a lower-priority candidate
     /// must be to be chosen, in percent (0 to 100).
     pub margin_percent: u32,
+    /// A file that keeps the figures for the next start (none by default): keyed by the
+    /// CPU (feature set, brand string, family, model, stepping), the build and the sizes,
+    /// so a restart on the same machine and binary skips the measurement. Written
+    /// atomically; unreadable or foreign contents mean measuring again, never an error.
+    pub cache: Option<std::path::PathBuf>,
 }
 
 impl Default for SelectionConfig {
@@ -214,6 +219,7 @@ impl Default for SelectionConfig {
             calibrate: false,
             sizes: vec![1420, 16384],
             margin_percent: 5,
+            cache: None,
         }
     }
 }
@@ -241,6 +247,15 @@ impl SelectionConfig {
             return Err(Error::Config(format!(
                 "{origin}: [selection] margin_percent = {} is outside 0..=100",
                 self.margin_percent
+            )));
+        }
+        if self
+            .cache
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(Error::Config(format!(
+                "{origin}: [selection] cache = \"\": name a file, or leave the key out"
             )));
         }
         Ok(())
@@ -631,6 +646,7 @@ disable = ["avx512f"]
         assert!(err("[selection]\nsizes = [0]\n").contains("1 to 8 sizes"));
         assert!(err("[selection]\nsizes = [1048577]\n").contains("1 to 8 sizes"));
         assert!(err("[selection]\nmargin_percent = 101\n").contains("0..=100"));
+        assert!(err("[selection]\ncache = \"\"\n").contains("name a file"));
         let sel = Config::parse("[selection]\ncalibrate = true\nsizes = [64]\n", "t").unwrap();
         assert!(sel.selection.calibrate);
         assert_eq!(

@@ -59,6 +59,15 @@ pub struct Calibration {
     pub elapsed_ms: f64,
     /// The driver the rule chooses with these figures and the priorities in force.
     pub choice: Option<String>,
+    /// `speedups[i][j]`: how much faster candidate `i` ran than candidate `j`
+    /// ([`Measured::speedup`] of their rounds), what the rule compares (kept so that
+    /// figures read back from the cache file compare as measured).
+    #[serde(default)]
+    pub speedups: Vec<Vec<f64>>,
+    /// Whether these figures were read from the cache file (`[selection] cache`) instead
+    /// of measured by this process; `rounds` and `elapsed_ms` are then the measurement's.
+    #[serde(default)]
+    pub cached: bool,
 }
 
 /// One candidate's figures.
@@ -114,22 +123,78 @@ impl Calibration {
     pub fn of(&self, driver: &str) -> Option<&Measured> {
         self.candidates.iter().find(|m| m.driver == driver)
     }
+
+    /// How much faster `a` ran than `b` (see [`Measured::speedup`]); `None` when either
+    /// was not timed.
+    pub fn speedup(&self, a: &str, b: &str) -> Option<f64> {
+        let i = self.candidates.iter().position(|m| m.driver == a)?;
+        let j = self.candidates.iter().position(|m| m.driver == b)?;
+        match self.speedups.get(i).and_then(|row| row.get(j)) {
+            Some(&s) => Some(s),
+            None => Some(self.candidates[i].speedup(&self.candidates[j])),
+        }
+    }
+
+    /// The pairwise speedups of the candidates, from their rounds.
+    fn with_speedups(mut self) -> Calibration {
+        self.speedups = self
+            .candidates
+            .iter()
+            .map(|a| self.candidates.iter().map(|b| a.speedup(b)).collect())
+            .collect();
+        self
+    }
+
+    /// These figures limited to `drivers`, in that order, or `None` when one of them was
+    /// not timed (the cache file's figures serve only the candidate set they cover).
+    pub(super) fn restricted_to(&self, drivers: &[String]) -> Option<Calibration> {
+        let index: Vec<usize> = drivers
+            .iter()
+            .map(|d| self.candidates.iter().position(|m| &m.driver == d))
+            .collect::<Option<_>>()?;
+        let speedup = |i: usize, j: usize| {
+            self.speedups
+                .get(i)
+                .and_then(|row| row.get(j))
+                .copied()
+                .unwrap_or_else(|| self.candidates[i].speedup(&self.candidates[j]))
+        };
+        Some(Calibration {
+            name: self.name.clone(),
+            sizes: self.sizes.clone(),
+            candidates: index.iter().map(|&i| self.candidates[i].clone()).collect(),
+            rounds: self.rounds,
+            elapsed_ms: self.elapsed_ms,
+            choice: None,
+            speedups: index
+                .iter()
+                .map(|&i| index.iter().map(|&j| speedup(i, j)).collect())
+                .collect(),
+            cached: true,
+        })
+    }
 }
 
-/// `gcm(aes): 3 candidates at 1420, 16384 bytes, 212 rounds in 19.8 ms -> DRIVER`, then
+/// `gcm(aes): 3 candidates at 1420, 16384 bytes, 212 rounds in 19.8 ms -> DRIVER` (with
+/// `(from the cache file)` before the arrow when read back from it), then
 /// one line per candidate with its priority and MB/s per size.
 impl std::fmt::Display for Calibration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let sizes: Vec<String> = self.sizes.iter().map(usize::to_string).collect();
         writeln!(
             f,
-            "{}: {} candidate{} at {} bytes, {} rounds in {:.1} ms -> {}",
+            "{}: {} candidate{} at {} bytes, {} rounds in {:.1} ms{} -> {}",
             self.name,
             self.candidates.len(),
             if self.candidates.len() == 1 { "" } else { "s" },
             sizes.join(", "),
             self.rounds,
             self.elapsed_ms,
+            if self.cached {
+                " (from the cache file)"
+            } else {
+                ""
+            },
             self.choice.as_deref().unwrap_or("nothing usable")
         )?;
         for m in &self.candidates {
@@ -299,9 +364,18 @@ fn time_interleaved(
 
 impl Registry {
     /// Measures the passed concrete candidates of algorithm `name` on this machine now
-    /// (testing any not tested yet) and says what the rule would choose; changes nothing.
-    /// `cryptoctl calibrate` prints it. An unknown name is `NotFound`.
+    /// (testing any not tested yet) and says what the rule would choose; changes nothing
+    /// (the cache file is neither read nor written). `cryptoctl calibrate` prints it. An
+    /// unknown name is `NotFound`.
     pub fn measure(&self, name: &str) -> Result<Calibration> {
+        let timed = self.calibration_candidates(name)?;
+        let c = self.time_candidates(name, &timed)?;
+        Ok(self.with_choice(c))
+    }
+
+    /// The passed, usable concrete drivers of algorithm `name` (testing any not tested
+    /// yet), in the resolver's order, with their effective priorities.
+    fn calibration_candidates(&self, name: &str) -> Result<Vec<(u32, Arc<DriverInfo>)>> {
         crate::names::validate(name)?;
         let drivers: Vec<String> = {
             let inner = self.inner.lock();
@@ -329,8 +403,13 @@ impl Registry {
                 .collect()
         };
         timed.sort_by(|a, b| super::resolve::candidate_order((a.0, &a.1), (b.0, &b.1)));
+        Ok(timed)
+    }
+
+    /// Times `timed` (see the module docs); the choice is left to [`Self::with_choice`].
+    fn time_candidates(&self, name: &str, timed: &[(u32, Arc<DriverInfo>)]) -> Result<Calibration> {
         let mut benches = Vec::with_capacity(timed.len());
-        for (_, info) in &timed {
+        for (_, info) in timed {
             benches.push((Arc::clone(info), Bench::new(info, &self.token)?));
         }
         let sizes = self.config.selection.sizes.clone();
@@ -340,7 +419,7 @@ impl Registry {
         } else {
             time_interleaved(&mut benches, &sizes, CALIBRATION_BUDGET)?
         };
-        let mut c = Calibration {
+        let c = Calibration {
             name: name.to_string(),
             sizes,
             candidates: timed
@@ -356,8 +435,20 @@ impl Registry {
             rounds,
             elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
             choice: None,
+            speedups: Vec::new(),
+            cached: false,
         };
+        Ok(c.with_speedups())
+    }
+
+    /// `c` with the candidates' current priorities and the driver the rule chooses now.
+    fn with_choice(&self, mut c: Calibration) -> Calibration {
         let inner = self.inner.lock();
+        for m in &mut c.candidates {
+            if let Some(e) = inner.entries.get(m.driver.as_str()) {
+                m.priority = self.priority_of(&inner, &e.info);
+            }
+        }
         let order: Vec<(u32, &Entry)> = c
             .candidates
             .iter()
@@ -367,13 +458,14 @@ impl Registry {
         c.choice = self
             .calibrated_pick_with(&inner, &c, &order)
             .or_else(|| order.first().map(|(_, e)| e.info.driver().to_string()));
-        Ok(c)
+        c
     }
 
-    /// Before the first resolution of `name` with calibration on: measures its
-    /// candidates once and keeps the figures (a name that is not an algorithm with
-    /// concrete drivers is left alone). A measurement that fails (a driver refusing the
-    /// bench's request) is logged and the ladder decides.
+    /// Before the first resolution of `name` with calibration on: takes its candidates'
+    /// figures from the cache file when it holds them for this CPU, build and sizes, else
+    /// measures them (and records them there), and keeps them (a name that is not an
+    /// algorithm with concrete drivers is left alone). A measurement that fails (a driver
+    /// refusing the bench's request) is logged and the ladder decides.
     pub(super) fn calibrate_once(&self, name: &str) {
         if !self.config.selection.calibrate {
             return;
@@ -389,8 +481,17 @@ impl Registry {
                 return;
             }
         }
-        let c = match self.measure(name) {
-            Ok(c) => c,
+        let measured = self.calibration_candidates(name).and_then(|timed| {
+            let drivers: Vec<String> = timed.iter().map(|(_, i)| i.driver().to_string()).collect();
+            if let Some(c) = self.cached_calibration(name, &drivers) {
+                return Ok(c);
+            }
+            let c = self.time_candidates(name, &timed)?;
+            self.store_calibration(&c);
+            Ok(c)
+        });
+        let c = match measured {
+            Ok(c) => self.with_choice(c),
             Err(e) => {
                 tracing::warn!(
                     target: "cryptoreg::calibrate",
@@ -408,8 +509,13 @@ impl Registry {
             name,
             choice = c.choice.as_deref().unwrap_or("-"),
             rounds = c.rounds,
-            "calibrated {name} in {:.1} ms: {}",
-            c.elapsed_ms,
+            cached = c.cached,
+            "calibrated {name} {}: {}",
+            if c.cached {
+                "from the cache file".to_string()
+            } else {
+                format!("in {:.1} ms", c.elapsed_ms)
+            },
             c.choice.as_deref().unwrap_or("nothing usable")
         );
         let mut inner = self.inner.lock();
@@ -449,7 +555,7 @@ impl Registry {
         {
             return None;
         }
-        let lead = c.of(leader.info.driver())?;
+        c.of(leader.info.driver())?;
         candidates
             .iter()
             .filter(|(_, e)| {
@@ -457,7 +563,7 @@ impl Registry {
                     && !e.info.is_instance()
                     && self.priority_and_source(inner, &e.info).1 == PrioritySource::Base
             })
-            .filter_map(|(_, e)| Some((e, c.of(e.info.driver())?.speedup(lead))))
+            .filter_map(|(_, e)| Some((e, c.speedup(e.info.driver(), leader.info.driver())?)))
             .filter(|&(_, speedup)| self.beyond_margin(speedup))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(e, _)| e.info.driver().to_string())

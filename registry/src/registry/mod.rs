@@ -18,12 +18,14 @@
 //! * `report` — listings, `explain` and the self-test report;
 //! * `rescan` — re-testing the drivers in use while the service runs;
 //! * `calibrate` — timing an algorithm's candidates to choose by measurement;
+//! * `calibration_cache` — the file that lets a restart skip the measurement;
 //! * `fork` — the `pthread_atfork` handlers that keep a forked child's table usable.
 
 mod admin;
 mod boot;
 mod budget;
 mod calibrate;
+mod calibration_cache;
 #[cfg(unix)]
 #[allow(unsafe_code)] // the one module that may: see its docs
 mod fork;

@@ -266,6 +266,11 @@ pub struct SelftestReport {
     /// What the configuration left untested, and drivers that could not be tested, in
     /// words (`cryptoctl selftest` prints them).
     pub warnings: Vec<String>,
+    /// What else the boot does that costs time, in words: with `[selection] calibrate`,
+    /// the measurement's budget per algorithm and how many were measured or read from
+    /// the cache file so far.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// What `cryptoctl selftest` prints of the boot: a summary line (mode, seed, drivers,
@@ -295,7 +300,10 @@ impl std::fmt::Display for SelftestReport {
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
         }
-        if !self.warnings.is_empty() {
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        if !self.warnings.is_empty() || !self.notes.is_empty() {
             writeln!(f)?;
         }
         // Two spaces between columns, the test count right-aligned, no trailing blanks.
@@ -599,14 +607,19 @@ impl Registry {
                         "not considered: a driver of {alg_name} is usable (an instance is \
                          the fallback unless given a priority)"
                     )
-                } else if let Some((mine, theirs)) = measured(e.info.driver())
+                } else if let Some(((mine, theirs), faster)) = measured(e.info.driver())
                     .zip(chosen_measured)
-                    .filter(|&(mine, theirs)| {
+                    .zip(
+                        calib
+                            .zip(chosen_key)
+                            .and_then(|(c, k)| c.speedup(k, e.info.driver())),
+                    )
+                    .filter(|&(_, faster)| {
                         !pinned
                             && !described
                             && chosen_prio.is_some_and(|cp| priority >= cp)
                             && state == "passed"
-                            && self.beyond_margin(theirs.speedup(mine))
+                            && self.beyond_margin(faster)
                     })
                 {
                     format!(
@@ -614,7 +627,7 @@ impl Registry {
                          faster, beyond the {margin} % margin)",
                         mine.score(),
                         theirs.score(),
-                        (theirs.speedup(mine) - 1.0) * 100.0
+                        (faster - 1.0) * 100.0
                     )
                 } else if let Some(cp) = chosen_prio.filter(|&cp| priority < cp) {
                     format!("lower priority ({priority} < {cp})")
@@ -778,8 +791,31 @@ impl Registry {
                 ));
             }
         }
+        let mut notes = Vec::new();
+        let sel = &self.config.selection;
+        if sel.calibrate {
+            let sizes: Vec<String> = sel.sizes.iter().map(usize::to_string).collect();
+            let cached = inner.calibrations.values().filter(|c| c.cached).count();
+            notes.push(format!(
+                "calibration on: each algorithm's passed drivers are timed for at most {} ms \
+                 before its first resolution, at {} bytes (margin {} %); {} algorithm(s) so \
+                 far, {} of them from the cache file{}",
+                super::CALIBRATION_BUDGET.as_millis(),
+                sizes.join(", "),
+                sel.margin_percent,
+                inner.calibrations.len(),
+                cached,
+                sel.cache
+                    .as_ref()
+                    .map_or(" (none configured)".to_string(), |p| format!(
+                        " {}",
+                        p.display()
+                    ))
+            ));
+        }
         SelftestReport {
             warnings,
+            notes,
             elapsed_ms: self.boot_elapsed.as_secs_f64() * 1e3,
             mode: match self.config.selftest.mode {
                 SelftestMode::Off => "off",
@@ -828,6 +864,7 @@ mod tests {
                 row("xts(ecb(aes-faulty))", "failed", 123, &[line]),
             ],
             warnings: vec!["self-tests in kat mode".to_string()],
+            notes: vec!["calibration on".to_string()],
         };
         let text = report.to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -836,16 +873,17 @@ mod tests {
             "self-test: mode kat, seed 0x2a, 2 drivers, 130 checks, 1 failed; boot 12.3 ms"
         );
         assert_eq!(lines[2], "warning: self-tests in kat mode");
-        assert_eq!(lines[4], "DRIVER                STATE   TESTS");
-        assert_eq!(lines[5], "aes-generic           passed      7");
-        assert_eq!(lines[6], "xts(ecb(aes-faulty))  failed    123");
+        assert_eq!(lines[3], "note: calibration on");
+        assert_eq!(lines[5], "DRIVER                STATE   TESTS");
+        assert_eq!(lines[6], "aes-generic           passed      7");
+        assert_eq!(lines[7], "xts(ecb(aes-faulty))  failed    123");
         assert_eq!(
-            lines[8],
+            lines[9],
             "FAILED: 1 driver(s) failed their self-test and are excluded:"
         );
-        assert_eq!(lines[9], format!("  {line}"));
+        assert_eq!(lines[10], format!("  {line}"));
         assert_eq!(
-            lines[10],
+            lines[11],
             "    replay: cryptoctl selftest --driver 'xts(ecb(aes-faulty))' --seed 0x9e3779b97f4a7c15"
         );
         assert!(text.lines().all(|l| l == l.trim_end()), "{text}");
