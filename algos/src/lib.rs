@@ -121,6 +121,8 @@ pub mod chacha20poly1305;
 pub mod clmul;
 #[cfg(feature = "aes")]
 pub mod ghash;
+#[doc(hidden)]
+pub mod limits;
 #[cfg(feature = "chacha")]
 pub mod poly1305;
 pub(crate) mod records;

@@ -366,10 +366,11 @@ fn main() -> ExitCode {
         Some("bench") => cargo(&["bench", "-p", "cryptoreg-bench"]),
         Some("peers") => peers::run(&root(), &args[1..]),
         Some("tls-bench") => peers::tls_bench(&root(), &args[1..]),
+        Some("limits") => peers::limits(&root(), &args[1..]),
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
         Some("qemu-run") => return qemu_rerun::main(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <ci|test|doc|package|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench>"
+            "usage: cargo xtask <ci|test|doc|package|emu|asm|arm64|ctgrind|sync|bench|peers|tls-bench|limits>"
                 .to_string(),
         ),
     };

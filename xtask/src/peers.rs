@@ -21,3 +21,14 @@ pub fn tls_bench(root: &Path, args: &[String]) -> Result<(), String> {
     cmd.extend(args.iter().map(String::as_str));
     crate::cargo(&cmd)
 }
+
+/// `cargo xtask limits [ARGS]`: the standalone `benches/limits` crate (the gauge of the
+/// limit: instruction throughputs, each family's bound, its best driver against it), in
+/// release mode. Outside the test command, like the peers.
+pub fn limits(root: &Path, args: &[String]) -> Result<(), String> {
+    let manifest = root.join("benches/limits/Cargo.toml");
+    let manifest = manifest.to_str().ok_or("the workspace path is not UTF-8")?;
+    let mut cmd = vec!["run", "--release", "--manifest-path", manifest, "--"];
+    cmd.extend(args.iter().map(String::as_str));
+    crate::cargo(&cmd)
+}

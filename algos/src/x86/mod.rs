@@ -11,6 +11,7 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod inout;
+pub(crate) mod limits;
 pub(crate) mod token;
 pub(crate) mod vector;
 pub(crate) mod word32;

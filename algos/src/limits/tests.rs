@@ -1,0 +1,143 @@
+//! The gauge's arithmetic: the bodies hold the instructions the derivation counts, and
+//! rates, cycles per byte and ratios come out as stated.
+
+use super::*;
+
+fn counts(l: Loop) -> Vec<(Class, usize)> {
+    count(l.body()).into_iter().collect()
+}
+
+#[test]
+fn the_bodies_count_as_derived() {
+    use Class::*;
+    // ChaCha20: 960 round operations, counter, 16 feed-forward adds, 16 XORs with the
+    // input; 16 broadcasts and 16 input loads; 64 transpose shuffles; 16 stores.
+    assert_eq!(
+        counts(Loop::Chacha20Zmm),
+        vec![
+            (Alu, 960 + 1 + 16 + 16),
+            (Shuffle, 64),
+            (Load, 32),
+            (Store, 16)
+        ]
+    );
+    // Poly1305, two sums of 8 blocks: 18 products each, 21 ALU, 2 permutes, 2 loads.
+    assert_eq!(
+        counts(Loop::Poly1305Ifma),
+        vec![(Ifma, 36), (Alu, 42), (Shuffle, 4), (Load, 4)]
+    );
+    assert_eq!(
+        counts(Loop::ChaCha20Poly1305Zmm),
+        vec![
+            (Ifma, 144),
+            (Alu, 993 + 168),
+            (Shuffle, 64 + 16),
+            (Load, 32 + 16),
+            (Store, 16)
+        ]
+    );
+    assert_eq!(
+        counts(Loop::Ctr128Zmm),
+        vec![(Aes, 80), (Alu, 16), (Load, 8), (Store, 8)]
+    );
+    assert_eq!(
+        counts(Loop::Xts256Zmm),
+        vec![
+            (Aes, 112),
+            (Clmul, 8),
+            (Alu, 24),
+            (Shuffle, 16),
+            (Load, 8),
+            (Store, 8)
+        ]
+    );
+    assert_eq!(
+        counts(Loop::Gcm128Zmm),
+        vec![
+            (Aes, 80),
+            (Clmul, 36),
+            (Alu, 44),
+            (Shuffle, 8),
+            (Load, 8),
+            (Store, 8)
+        ]
+    );
+    assert_eq!(counts(Loop::Gcm256Zmm)[0], (Aes, 112));
+    assert_eq!(counts(Loop::AesZmm), vec![(Aes, 12)]);
+    assert_eq!(counts(Loop::ArxYmm), vec![(Alu, 36)]);
+    assert_eq!(Loop::Clock.instructions(), 64);
+}
+
+#[test]
+fn directives_expand_as_the_assembler_does() {
+    let lines = expand(".rept 2\n.irp r,1,2\nvpaddd zmm\\r, zmm\\r, zmm0\n.endr\n.endr\n");
+    assert_eq!(
+        lines,
+        vec![
+            "vpaddd zmm1, zmm1, zmm0",
+            "vpaddd zmm2, zmm2, zmm0",
+            "vpaddd zmm1, zmm1, zmm0",
+            "vpaddd zmm2, zmm2, zmm0"
+        ]
+    );
+    assert_eq!(
+        classify("vmovdqu64 zmmword ptr [rax + 64], zmm1"),
+        vec![Class::Store]
+    );
+    assert_eq!(
+        classify("vmovdqu64 zmm1, zmmword ptr [rax]"),
+        vec![Class::Load]
+    );
+    assert_eq!(
+        classify("vpxord zmm1, zmm1, zmmword ptr [rax]"),
+        vec![Class::Alu, Class::Load]
+    );
+    assert!(classify("2:").is_empty());
+}
+
+#[test]
+fn rates_cycles_and_ratios() {
+    let t = Timing {
+        iterations: 1_000_000,
+        seconds: 0.25,
+    };
+    // 512 bytes per iteration in 0.25 s: 2.048 GB/s.
+    assert!((t.rate(512.0) - 2.048e9).abs() < 1.0);
+    assert!((cycles_per_byte(4.096e9, 2.048e9) - 2.0).abs() < 1e-12);
+    assert_eq!(cycles_per_byte(1e9, 0.0), f64::INFINITY);
+    // 3.56e9 VAESENC zmm per second, 10 per 64 bytes: the AES-128 ceiling is 22.8 GB/s.
+    assert!((ceiling(3.56e9, 10.0, 64.0) - 22.784e9).abs() < 1e3);
+    assert!(!Ratio::of(0.97, 1.0).suspect());
+    assert!(!Ratio::of(1.004, 1.0).suspect());
+    assert!(Ratio::of(1.01, 1.0).suspect());
+    assert_eq!(Ratio::of(1.0, 0.0).0, 0.0);
+    assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+    let zero = Timing {
+        iterations: 5,
+        seconds: 0.0,
+    };
+    assert_eq!(zero.rate(1.0), 0.0);
+}
+
+/// Every loop this CPU supports runs (and so assembles and keeps to its scratch).
+#[test]
+fn every_supported_loop_runs() {
+    let mut scratch = Scratch::default();
+    let all = [
+        Loop::Clock,
+        Loop::Ctr128Zmm,
+        Loop::Xts256Zmm,
+        Loop::Gcm128Zmm,
+        Loop::Gcm256Zmm,
+        Loop::Chacha20Zmm,
+        Loop::Poly1305Ifma,
+        Loop::ChaCha20Poly1305Zmm,
+    ];
+    for l in all.into_iter().chain(Loop::CLASSES) {
+        let t = time(l, 3, &mut scratch);
+        assert_eq!(t.is_some(), supported(l), "{l:?}");
+        if cfg!(not(target_arch = "x86_64")) {
+            assert!(t.is_none());
+        }
+    }
+}
