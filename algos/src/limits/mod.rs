@@ -622,7 +622,9 @@ pub mod kernels {
                 "vpclmulqdq zmm19, zmm18, zmm27, 0x00\n",
                 "vpxord zmm\\t, zmm17, zmm19\n",
                 ".endr\n",
-                ".rept ", $rest, "\n",
+                ".rept ",
+                $rest,
+                "\n",
                 ".irp r,0,1,2,3,4,5,6,7\n",
                 "vaesenc zmm\\r, zmm\\r, zmm29\n",
                 ".endr\n",
@@ -657,7 +659,9 @@ pub mod kernels {
                 "vpternlogd zmm21, zmm17, zmm18, 0x96\n",
                 "vpternlogd zmm22, zmm18, zmm19, 0x96\n",
                 ".endr\n",
-                ".rept ", $rest, "\n",
+                ".rept ",
+                $rest,
+                "\n",
                 ".irp r,0,1,2,3,4,5,6,7\n",
                 "vaesenc zmm\\r, zmm\\r, zmm29\n",
                 ".endr\n",
@@ -753,9 +757,9 @@ pub mod kernels {
 
     /// The bodies as text, for counting (the same macros `x86::limits` assembles).
     pub const CHACHA20_ZMM: &str = limits_chacha20_zmm!();
-    /// See [`limits_poly1305_ifma`].
+    /// Poly1305 on IFMA, two sums (`limits_poly1305_ifma!`).
     pub const POLY1305_IFMA: &str = limits_poly1305_ifma!();
-    /// See [`limits_chacha20poly1305_zmm`].
+    /// ChaCha20-Poly1305 (`limits_chacha20poly1305_zmm!`).
     pub const CHACHA20POLY1305_ZMM: &str = limits_chacha20poly1305_zmm!();
     /// AES-128-CTR.
     pub const CTR128_ZMM: &str = limits_ctr_zmm!(10);
