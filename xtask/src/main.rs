@@ -364,9 +364,9 @@ fn main() -> ExitCode {
         Some("package") => package::package(),
         Some("sync") => package::sync_copies(&root()).map(|s| println!("{s}")),
         Some("bench") => cargo(&["bench", "-p", "cryptoreg-bench"]),
-        Some("peers") => peers::run(&root(), &args[1..]),
-        Some("tls-bench") => peers::tls_bench(&root(), &args[1..]),
-        Some("limits") => peers::limits(&root(), &args[1..]),
+        Some("peers") => peers::run_bench(&root(), "peers", &args[1..]),
+        Some("tls-bench") => peers::run_bench(&root(), "tls", &args[1..]),
+        Some("limits") => peers::run_bench(&root(), "limits", &args[1..]),
         // Not for people: the runner `arm64` gives cargo (see `qemu_rerun.rs`).
         Some("qemu-run") => return qemu_rerun::main(&args[1..]),
         _ => Err(

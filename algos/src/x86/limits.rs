@@ -10,14 +10,16 @@ use crate::limits::kernels::{
 };
 use crate::limits::Loop;
 
-/// A loop over an AVX-512 body: every zmm register is clobbered.
-macro_rules! zmm_loop {
-    ($name:ident, $features:literal, $body:expr) => {
+/// A counted loop over `$body` in a function compiled with `$features`, clobbering the
+/// vector registers listed (`zmm_loop!`: all 32 zmm; `ymm_loop!`: ymm0 to ymm15, for
+/// bodies that run without AVX-512).
+macro_rules! timed_loop {
+    ($name:ident, $features:literal, $body:expr, [$($reg:tt),*]) => {
         #[target_feature(enable = $features)]
         unsafe fn $name(iterations: u64, scratch: *mut u8) {
             // SAFETY: the caller checked the features; the body reads and writes only the
-            // 2 KiB at `scratch` (the caller's, 64-byte aligned) and vector registers it
-            // declares clobbered; the counter is at least 1.
+            // 2 KiB at `scratch` (the caller's, 64-byte aligned) and the vector registers
+            // declared clobbered; the counter is at least 1.
             unsafe {
                 asm!(
                     // Every body may use `{p}`; this names it for those that do not.
@@ -28,14 +30,7 @@ macro_rules! zmm_loop {
                     "jnz 2b",
                     n = inout(reg) iterations => _,
                     p = in(reg) scratch,
-                    out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-                    out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-                    out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-                    out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-                    out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-                    out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-                    out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
-                    out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
+                    $(out($reg) _,)*
                     options(nostack),
                 )
             }
@@ -43,30 +38,33 @@ macro_rules! zmm_loop {
     };
 }
 
-/// A loop over a VEX ymm body (registers 0 to 15 only: it runs without AVX-512).
+macro_rules! zmm_loop {
+    ($name:ident, $features:literal, $body:expr) => {
+        timed_loop!(
+            $name,
+            $features,
+            $body,
+            [
+                "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9",
+                "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18",
+                "zmm19", "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", "zmm26", "zmm27",
+                "zmm28", "zmm29", "zmm30", "zmm31"
+            ]
+        );
+    };
+}
+
 macro_rules! ymm_loop {
     ($name:ident, $features:literal, $body:expr) => {
-        #[target_feature(enable = $features)]
-        unsafe fn $name(iterations: u64, scratch: *mut u8) {
-            // SAFETY: as `zmm_loop`'s, with the 16 ymm registers.
-            unsafe {
-                asm!(
-                    // Every body may use `{p}`; this names it for those that do not.
-                    "/* scratch: {p} */",
-                    "2:",
-                    $body,
-                    "dec {n}",
-                    "jnz 2b",
-                    n = inout(reg) iterations => _,
-                    p = in(reg) scratch,
-                    out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
-                    out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
-                    out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                    out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
-                    options(nostack),
-                )
-            }
-        }
+        timed_loop!(
+            $name,
+            $features,
+            $body,
+            [
+                "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm8", "ymm9",
+                "ymm10", "ymm11", "ymm12", "ymm13", "ymm14", "ymm15"
+            ]
+        );
     };
 }
 
