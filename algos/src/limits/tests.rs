@@ -119,10 +119,17 @@ fn rates_cycles_and_ratios() {
     assert_eq!(zero.rate(1.0), 0.0);
 }
 
-/// Every loop this CPU supports runs (and so assembles and keeps to its scratch).
+/// Every loop this CPU supports runs (so it assembles), keeps to its scratch (guard bytes
+/// on both sides stay as they were) and, where it stores, writes there; on another
+/// architecture nothing runs.
 #[test]
-fn every_supported_loop_runs() {
-    let mut scratch = Scratch::default();
+fn every_supported_loop_runs_within_its_scratch() {
+    #[repr(C)]
+    struct Guarded {
+        before: [u8; 64],
+        scratch: Scratch,
+        after: [u8; 64],
+    }
     let all = [
         Loop::Clock,
         Loop::Ctr128Zmm,
@@ -133,11 +140,30 @@ fn every_supported_loop_runs() {
         Loop::Poly1305Ifma,
         Loop::ChaCha20Poly1305Zmm,
     ];
+    let mut ran = 0;
     for l in all.into_iter().chain(Loop::CLASSES) {
-        let t = time(l, 3, &mut scratch);
+        let mut g = Box::new(Guarded {
+            before: [0xa5; 64],
+            scratch: Scratch::default(),
+            after: [0xa5; 64],
+        });
+        let t = time(l, 3, &mut g.scratch);
         assert_eq!(t.is_some(), supported(l), "{l:?}");
-        if cfg!(not(target_arch = "x86_64")) {
-            assert!(t.is_none());
+        assert_eq!(g.before, [0xa5; 64], "{l:?} wrote before its scratch");
+        assert_eq!(g.after, [0xa5; 64], "{l:?} wrote after its scratch");
+        let stores = count(l.body()).contains_key(&Class::Store);
+        if t.is_some() {
+            ran += 1;
+            assert_eq!(
+                g.scratch.0 != Scratch::default().0,
+                stores,
+                "{l:?}: stores {stores}"
+            );
         }
+    }
+    if cfg!(not(target_arch = "x86_64")) {
+        assert_eq!(ran, 0);
+    } else if std::arch::is_x86_feature_detected!("avx2") {
+        assert!(ran > 0);
     }
 }

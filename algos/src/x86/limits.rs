@@ -95,7 +95,11 @@ zmm_loop!(
     limits_class!("vpmadd52luq", "zmm", "")
 );
 zmm_loop!(ctr128_zmm, "avx512f,vaes", limits_ctr_zmm!(10));
-zmm_loop!(xts256_zmm, "avx512f,vaes,vpclmulqdq", limits_xts_zmm!(6));
+zmm_loop!(
+    xts256_zmm,
+    "avx512f,avx512bw,vaes,vpclmulqdq",
+    limits_xts_zmm!(6)
+);
 zmm_loop!(
     gcm128_zmm,
     "avx512f,avx512bw,vaes,vpclmulqdq",
@@ -127,7 +131,8 @@ pub(crate) fn supported(l: Loop) -> bool {
         Loop::ArxYmm => zmm && has!("avx512vl"),
         Loop::ShuffleYmm => has!("avx2"),
         Loop::IfmaZmm | Loop::Poly1305Ifma | Loop::ChaCha20Poly1305Zmm => zmm && has!("avx512ifma"),
-        Loop::Xts256Zmm => zmm && has!("vaes") && has!("vpclmulqdq"),
+        // The tweak's byte shifts on zmm are AVX-512BW's.
+        Loop::Xts256Zmm => zmm && has!("avx512bw") && has!("vaes") && has!("vpclmulqdq"),
         Loop::Gcm128Zmm | Loop::Gcm256Zmm => {
             zmm && has!("avx512bw") && has!("vaes") && has!("vpclmulqdq")
         }

@@ -199,6 +199,14 @@ fn an_unreadable_file_means_measuring_and_is_replaced() {
     let text = std::fs::read_to_string(dir.file()).unwrap();
     assert!(text.contains("name = \"chacha20\""), "{text}");
     assert!(calibrated(&boot_with(&dir.file(), "")).cached);
+    // A file of another format version is ignored, measured over and replaced.
+    let text = std::fs::read_to_string(dir.file()).unwrap();
+    assert!(text.starts_with("format = 1\n"), "{text}");
+    std::fs::write(dir.file(), text.replacen("format = 1", "format = 99", 1)).unwrap();
+    assert!(!calibrated(&boot_with(&dir.file(), "")).cached);
+    assert!(std::fs::read_to_string(dir.file())
+        .unwrap()
+        .starts_with("format = 1\n"));
     // A cache file in a directory that does not exist: measured, nothing written, no error.
     let missing = dir.0.join("no-such-dir").join("calibration.toml");
     let c = calibrated(&boot_with(&missing, ""));

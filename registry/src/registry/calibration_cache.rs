@@ -6,8 +6,8 @@
 //! timed and on the sizes, so an entry is keyed by all three ([`CacheKey`]): the CPU's
 //! architecture, vendor, brand string, family, model, stepping (arm64: the MIDR part) and
 //! the feature set the registry runs with (after `[cpu] disable`); the build (this crate's
-//! version and the running executable's length and modification time: a rebuilt or
-//! replaced binary measures again); and the sizes. A cached algorithm is used only when
+//! version and the running executable's inode, length, modification and status-change
+//! times: a rebuilt, copied or replaced binary measures again); and the sizes. A cached algorithm is used only when
 //! every candidate timed now is in it (a driver that failed or was disabled since is
 //! simply left out; a new one means measuring again). What is kept are the figures and
 //! the pairwise speedups, never the choice: the rule, with the priorities in force, is
@@ -16,18 +16,22 @@
 //! drivers that passed their self-tests.
 //!
 //! The file is TOML, at most 16 keys (the most recently written first), read with the
-//! configuration reader's checks (a regular file, at most 1 MiB). It is written whole to
-//! a temporary file beside it and renamed over it, so a reader never sees half a file;
+//! configuration reader's checks (a regular file, at most 1 MiB); a file of another
+//! format version is ignored and replaced. It is written whole to a new temporary file
+//! beside it (created exclusively, never through a link) and renamed over it, so a reader
+//! never sees half a file;
 //! two processes writing at once may drop each other's newest algorithm, which is then
-//! measured again. Any problem reading or writing it (missing directory, bad TOML,
+//! measured again (the same holds for two registries of one process: no lock is held, so
+//! none can be left held in a forked child). Any problem reading or writing it (missing directory, bad TOML,
 //! another key) is logged and means measuring — never an error for the service.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::config::Config;
-use crate::sync::Mutex;
 
 use super::calibrate::Calibration;
 use super::Registry;
@@ -68,27 +72,29 @@ struct CacheEntry {
     algorithms: Vec<Calibration>,
 }
 
-/// Serializes this process's read-modify-write of the file (registries in one process
-/// share it as easily as processes do).
-static WRITING: Mutex<()> = Mutex::new(());
+/// Numbers this process's temporary files (with the process id and the time, a name no
+/// other writer picks).
+static TEMP_FILES: AtomicU64 = AtomicU64::new(0);
 
-/// The build's identity: this crate's version and the executable's length and
-/// modification time. `None` when the executable cannot be inspected (then nothing is
-/// cached: an entry could not be told from another build's).
+/// The build's identity: this crate's version and the executable's device, inode, length,
+/// modification and status-change times (`ctime`, which no tool can set back: a rebuilt,
+/// copied or replaced binary differs even where build tools pin the modification time).
+/// `None` when the executable cannot be inspected (then nothing is cached: an entry could
+/// not be told from another build's).
 fn build_id() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
     let exe = std::env::current_exe().ok()?;
-    let meta = std::fs::metadata(exe).ok()?;
-    let modified = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
+    let m = std::fs::metadata(exe).ok()?;
     Some(format!(
-        "cryptoreg-registry {} exe {} bytes modified {}.{:09}",
+        "cryptoreg-registry {} exe dev {} ino {} {} bytes mtime {}.{:09} ctime {}.{:09}",
         env!("CARGO_PKG_VERSION"),
-        meta.len(),
-        modified.as_secs(),
-        modified.subsec_nanos()
+        m.dev(),
+        m.ino(),
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec()
     ))
 }
 
@@ -143,7 +149,7 @@ impl Registry {
     /// come back in the order of `drivers`, with `cached` set.
     pub(super) fn cached_calibration(&self, name: &str, drivers: &[String]) -> Option<Calibration> {
         let (path, key) = self.cache_and_key()?;
-        let file = read(path)?;
+        let file = read(path).filter(|f| f.format == FORMAT)?;
         let entry = file.entries.into_iter().find(|e| e.key == key)?;
         let cached = entry.algorithms.into_iter().find(|c| c.name == name)?;
         cached.restricted_to(drivers)
@@ -155,7 +161,6 @@ impl Registry {
         let Some((path, key)) = self.cache_and_key() else {
             return;
         };
-        let _writing = WRITING.lock();
         let mut file = read(path).unwrap_or_default();
         if file.format != FORMAT {
             file = CacheFile {
@@ -211,16 +216,32 @@ fn read(path: &Path) -> Option<CacheFile> {
     }
 }
 
-/// Writes `file` to a temporary file beside `path`, then renames it over `path`.
+/// Writes `file` to a new temporary file beside `path` (created exclusively: never
+/// through a link or over another file), then renames it over `path`; the temporary file
+/// is removed on any failure.
 fn write(path: &Path, file: &CacheFile) -> std::io::Result<()> {
+    use std::io::Write;
     let text = toml::to_string(file).map_err(std::io::Error::other)?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".{}.tmp", std::process::id()));
+    tmp.push(format!(
+        ".{}.{}.{nanos}.tmp",
+        std::process::id(),
+        TEMP_FILES.fetch_add(1, Ordering::Relaxed)
+    ));
     let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    })
+    }
+    written
 }
 
 #[cfg(test)]
@@ -255,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_round_trips_and_a_rewrite_replaces_atomically() {
+    fn a_file_round_trips_a_rewrite_replaces_it_and_nothing_else_is_left() {
         let dir = std::env::temp_dir().join(format!("cryptoreg-cache-unit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("calibration.toml");
@@ -286,7 +307,11 @@ mod tests {
         assert_eq!(back.entries.len(), 1);
         assert_eq!(back.entries[0].key, key("b", vec![1420]));
         assert_eq!(back.entries[0].algorithms, vec![c]);
-        // Nothing but the file is left behind.
+        // A second write replaces the first; nothing but the file is left behind.
+        let mut second = file;
+        second.entries[0].algorithms[0].rounds = 4;
+        write(&path, &second).unwrap();
+        assert_eq!(read(&path).unwrap().entries[0].algorithms[0].rounds, 4);
         let names: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())

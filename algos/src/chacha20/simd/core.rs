@@ -227,6 +227,10 @@ unsafe fn horizontal<V: Word32Vec>(
 /// one. On zmm, 5 to 8 blocks take two rows instead of an 8-lane vertical batch on ymm,
 /// and 9 to 12 three rows instead of a masked 16-lane vertical batch (`cryptoctl speed
 /// chacha20`, `chacha20-avx512f`: 320 bytes 1751 -> 1901 MB/s, 512 bytes 2717 -> 3079).
+///
+/// # Safety
+/// As for [`horizontal`], with `len <= 64 * ROWS * V::LANES` (the keystream of the rows
+/// covers no more).
 #[inline(always)]
 unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
     s: &[u32; 16],
@@ -236,6 +240,7 @@ unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
     len: usize,
     between: &mut impl Interleave,
 ) {
+    debug_assert!(len <= BLOCK * ROWS * V::LANES);
     // SAFETY: target features per the module contract; `len` bytes are valid at `src` /
     // `dst` (caller), and `xor_out` keeps to them.
     unsafe {

@@ -555,9 +555,10 @@ impl ChaChaPolySimd {
 /// The longest text of the short path: key block and text together fill at most the eight
 /// blocks of two horizontal zmm rows side by side (`-avx512`: the ChaCha20 core's 5-to-8
 /// block kernel) or of one vertical ymm batch (`-avx2`). Measured with `cryptoctl speed`
-/// and 13 bytes of AAD, `-avx512ifma` seal: 192 bytes 766 MB/s either way; 256 bytes 590
-/// -> 787, 320 bytes 633 -> 934, 448 bytes 883 -> 1135 against the path with the key block
-/// of its own (up to 192 before). Up to 704 bytes (three rows) gained nothing measurable:
+/// and 13 bytes of AAD, seal, MB/s at 256 / 448 bytes, three alternating runs of a build
+/// with this limit at 192 and one at 448: `-avx512ifma` 358–468 / 540–646 -> 699–807 /
+/// 960–1116, `-avx512` 362–584 / 548–667 -> 697–815 / 967–1094, `-avx2` 284–394 /
+/// 579–763 -> 536–609 / 849–884. Up to 704 bytes (three rows) gained nothing measurable:
 /// there the scalar Poly1305 step over 30 to 44 blocks costs what the one call saves.
 const SHORT_TEXT: usize = 448;
 
