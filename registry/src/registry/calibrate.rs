@@ -129,10 +129,17 @@ impl Calibration {
     pub fn speedup(&self, a: &str, b: &str) -> Option<f64> {
         let i = self.candidates.iter().position(|m| m.driver == a)?;
         let j = self.candidates.iter().position(|m| m.driver == b)?;
-        match self.speedups.get(i).and_then(|row| row.get(j)) {
-            Some(&s) => Some(s),
-            None => Some(self.candidates[i].speedup(&self.candidates[j])),
-        }
+        Some(self.speedup_at(i, j))
+    }
+
+    /// How much faster candidate `i` ran than candidate `j`: the kept matrix, else their
+    /// rounds (both indices in range).
+    fn speedup_at(&self, i: usize, j: usize) -> f64 {
+        self.speedups
+            .get(i)
+            .and_then(|row| row.get(j))
+            .copied()
+            .unwrap_or_else(|| self.candidates[i].speedup(&self.candidates[j]))
     }
 
     /// The pairwise speedups of the candidates, from their rounds.
@@ -152,13 +159,6 @@ impl Calibration {
             .iter()
             .map(|d| self.candidates.iter().position(|m| &m.driver == d))
             .collect::<Option<_>>()?;
-        let speedup = |i: usize, j: usize| {
-            self.speedups
-                .get(i)
-                .and_then(|row| row.get(j))
-                .copied()
-                .unwrap_or_else(|| self.candidates[i].speedup(&self.candidates[j]))
-        };
         Some(Calibration {
             name: self.name.clone(),
             sizes: self.sizes.clone(),
@@ -168,7 +168,7 @@ impl Calibration {
             choice: None,
             speedups: index
                 .iter()
-                .map(|&i| index.iter().map(|&j| speedup(i, j)).collect())
+                .map(|&i| index.iter().map(|&j| self.speedup_at(i, j)).collect())
                 .collect(),
             cached: true,
         })
@@ -555,7 +555,7 @@ impl Registry {
         {
             return None;
         }
-        c.of(leader.info.driver())?;
+        // A leader that was not timed gives no speedups, so nothing is promoted.
         candidates
             .iter()
             .filter(|(_, e)| {
