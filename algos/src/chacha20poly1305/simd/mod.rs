@@ -78,8 +78,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::chacha20::simd::write_state;
 use crate::chacha20::{
-    check_counter_room, hchacha20_into, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
-    XCHACHA_NONCE_SIZE,
+    check_counter_room, hchacha20_into, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_NONCE_SIZE,
 };
 use crate::chacha20poly1305::xchacha20poly1305::split_nonce;
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
