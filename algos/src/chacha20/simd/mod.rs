@@ -112,6 +112,19 @@ pub(crate) fn write_state(s: &mut [u32; 16], key: &[u8; 32], counter: u32, nonce
     }
 }
 
+/// [`write_state`] from a 16-byte `chacha20` IV (counter little-endian, then nonce), the
+/// form the streaming calls keep: the arguments of `init_state`.
+#[inline(always)]
+pub(crate) fn write_state_iv(s: &mut [u32; 16], key: &[u8; 32], iv: &[u8; CHACHA_IV_SIZE]) {
+    let nonce: &[u8; 12] = iv[4..].try_into().expect("a 16-byte IV");
+    write_state(
+        s,
+        key,
+        u32::from_le_bytes([iv[0], iv[1], iv[2], iv[3]]),
+        nonce,
+    );
+}
+
 /// Which entry a driver runs, with the token that proves its features.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Width {
@@ -163,13 +176,12 @@ impl ChaCha20Simd {
     /// the counter in `iv` by the blocks used (a partial block counts as one).
     fn crypt(&self, iv: &mut ChainState, io: RawInOut<'_>) {
         let blocks = blocks_for(io.len()) as u32;
-        let nonce: &[u8; 12] = iv[4..].try_into().expect("a 16-byte IV");
-        let counter = u32::from_le_bytes([iv[0], iv[1], iv[2], iv[3]]);
         let mut s = [0u32; 16];
-        write_state(&mut s, &self.key, counter, nonce);
+        write_state_iv(&mut s, &self.key, iv);
         self.width.xor(&s, io);
         iv[..4].copy_from_slice(&s[12].wrapping_add(blocks).to_le_bytes());
-        s.zeroize();
+        // As slices: `zeroize` fills a slice with a few wide stores, an array word by word.
+        s[..].zeroize();
     }
 
     /// A whole request: the IV and the counter room checked, then one entry call.
@@ -181,7 +193,7 @@ impl ChaCha20Simd {
         let mut state: ChainState = [0; CHACHA_IV_SIZE];
         state.copy_from_slice(iv);
         self.crypt(&mut state, io);
-        state.zeroize();
+        state[..].zeroize();
         Ok(())
     }
 }
@@ -336,7 +348,7 @@ impl XChaCha20Simd {
         if r.is_ok() {
             c.crypt(&mut state, io);
         }
-        state.zeroize();
+        state[..].zeroize();
         r
     }
 }

@@ -76,9 +76,10 @@ use cryptoreg_registry::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::chacha20::simd::write_state;
+use crate::chacha20::simd::{write_state, write_state_iv};
 use crate::chacha20::{
-    check_counter_room, hchacha20_into, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE, XCHACHA_NONCE_SIZE,
+    check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
+    XCHACHA_NONCE_SIZE,
 };
 use crate::chacha20poly1305::xchacha20poly1305::split_nonce;
 use crate::poly1305::simd::scalar::{powers26, Acc, R64};
@@ -203,19 +204,13 @@ impl Width {
     }
 }
 
-/// The ChaCha20 state of a request at block `counter` (0: the one-time key's block), each
-/// row written by one 16-byte store ([`write_state`] says why).
-#[inline(always)]
-fn state_at(key: &[u8; 32], nonce: &[u8; 12], counter: u32) -> [u32; 16] {
-    let mut s = [0u32; 16];
-    write_state(&mut s, key, counter, nonce);
-    s
-}
-
-/// [`state_at`] block 0.
+/// The ChaCha20 state of a request at block 0 (the one-time key's block), each row written
+/// by one 16-byte store ([`write_state`] says why).
 #[inline(always)]
 fn state0(key: &[u8; 32], nonce: &[u8; 12]) -> [u32; 16] {
-    state_at(key, nonce, 0)
+    let mut s = [0u32; 16];
+    write_state(&mut s, key, 0, nonce);
+    s
 }
 
 /// The clamped `r` and the `s` of the one-time Poly1305 key, from the first 32 bytes of
@@ -236,7 +231,9 @@ fn one_time_key(block0: &[u8]) -> (R64, [u8; 16]) {
 /// which must not depend on the entries it checks): the ChaCha20 state positioned at
 /// block 1, the clamped `r` and `s` of the one-time Poly1305 key.
 fn derive(key: &[u8; 32], nonce: &[u8; 12]) -> ([u32; 16], R64, [u8; 16]) {
-    let mut s = state0(key, nonce);
+    let mut iv = [0u8; 16];
+    iv[4..].copy_from_slice(nonce);
+    let mut s = init_state(key, &iv);
     let mut block0 = crate::chacha20::chacha20_block(&s);
     s[12] = 1;
     let (r, tag_s) = one_time_key(&block0[..]);
@@ -441,16 +438,15 @@ impl ChaChaPolySimd {
         }
         let mut iv = [0u8; 16];
         iv.copy_from_slice(&st.bytes[IV]);
-        let counter = u32::from_le_bytes([iv[0], iv[1], iv[2], iv[3]]);
-        let nonce: &[u8; CHACHA_NONCE_SIZE] = iv[4..].try_into().expect("a 16-byte IV");
-        let mut s = match self.alg {
-            Alg::Rfc7539 => state_at(&self.key, nonce, counter),
+        let mut s = [0u32; 16];
+        match self.alg {
+            Alg::Rfc7539 => write_state_iv(&mut s, &self.key, &iv),
             Alg::XChaCha => {
                 let mut sub = subkey_buf();
                 sub.0.copy_from_slice(&st.bytes[SUBKEY]);
-                state_at(&sub.0, nonce, counter)
+                write_state_iv(&mut s, &sub.0, &iv);
             }
-        };
+        }
         let (r, mut h) = Self::load(st);
         let pow = (len / 16 >= MIN_VECTOR_BLOCKS)
             .then(|| self.stored_powers(st))
