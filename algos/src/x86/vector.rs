@@ -89,6 +89,9 @@ pub(crate) trait SimdVec: Copy {
     const LANES: usize;
     /// Bytes per vector.
     const BYTES: usize = 16 * Self::LANES;
+    /// Whether the type is EVEX-encoded, so that its partial loads and stores are masked
+    /// (zmm, and ymm with AVX-512VL) rather than done in general-register pieces.
+    const EVEX: bool;
 
     /// All-zero vector.
     unsafe fn zero() -> Self;
@@ -238,6 +241,7 @@ pub(crate) unsafe fn store_lt16(p: *mut u8, n: usize, v: __m128i) {
 impl<E: YmmEncoding> SimdVec for Ymm<E> {
     type Half = Self;
     const LANES: usize = 2;
+    const EVEX: bool = E::EVEX;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -446,6 +450,7 @@ impl<E: YmmEncoding> SimdVec for Ymm<E> {
 impl SimdVec for Zmm {
     type Half = Ymm<Evex>;
     const LANES: usize = 4;
+    const EVEX: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {

@@ -1,21 +1,24 @@
-//! AES-GCM against the peers, and the issue's goals for it:
+//! AES-GCM against the peers, and issue 23's goals for it:
 //!
-//! * AES-128-GCM and AES-256-GCM seal at 8192 bytes: the best cryptoreg driver >= 1.1x
-//!   aws-lc-rs, and `gcm-aes-vaes-avx2` >= 1.2x ring;
-//! * at 1420 bytes: the best driver >= 1.0x aws-lc-rs;
-//! * at 16 and 64 bytes: the best driver >= 0.9x ring;
-//! * `ghash-vpclmulqdq-avx512` >= 2x `ghash-clmulni` at 8192 bytes, and the best GCM-128
-//!   seal >= 0.5x `ctr-aes-vaes-avx10_512` at 8192 bytes (these through cryptoreg
-//!   handles only).
+//! * AES-128-GCM seal at 8192 bytes: the best cryptoreg driver >= 1.15x aws-lc-rs (the
+//!   issue's other AES goals, shares of the AES ceiling, are `cargo xtask limits`'s);
+//! * AES-128 and AES-256 at 1420 and 16 bytes: the best driver >= 1.3x aws-lc-rs (what is
+//!   ahead stays ahead);
+//! * `gcm-aes-vaes-avx2` (the ymm driver a Zen 3 or Alder Lake runs) >= 1.2x ring at 8192;
+//! * open within 3% of seal: the best driver's `open_to` >= 0.97x its seal at 8192;
+//! * at 16 bytes every VAES `ctr(aes)` and `xts(aes)` driver >= 1.0x its AES-NI sibling;
+//! * every ymm and zmm `gcm(aes)` driver keeps 0.97 of its aligned speed at 8192 with its
+//!   buffers 16, 32 or 48 bytes past a cache line ([`crate::offsets`]).
 //!
 //! "Best" is the fastest cryptoreg driver measured at that size, named in the line.
 
 use cryptoreg::Registry;
 
 use crate::contenders::{
-    aws_lc_seal, cryptoreg_digest, cryptoreg_encrypt, cryptoreg_seal, ring_seal,
+    aws_lc_seal, cryptoreg_encrypt, cryptoreg_open, cryptoreg_seal, ring_seal,
 };
 use crate::harness::{interleaved, Contender, Settings};
+use crate::offsets;
 use crate::report::{Goal, Table};
 
 const SIZES: &[usize] = &[16, 64, 1420, 8192];
@@ -89,85 +92,100 @@ fn seal_goals(t: &Table, gcm: &[String], bits: usize) -> Vec<Goal> {
         den,
         min,
     };
-    vec![
-        goal(
+    let mut goals = Vec::new();
+    if bits == 128 {
+        goals.push(goal(
             "best / aws-lc-rs at 8192",
             best(t, gcm, 8192),
             pair(t, AWS_LC, 8192),
-            1.1,
-        ),
-        goal(
-            "gcm-aes-vaes-avx2 / ring at 8192",
-            pair(t, "gcm-aes-vaes-avx2", 8192),
-            pair(t, RING, 8192),
-            1.2,
-        ),
-        goal(
-            "best / aws-lc-rs at 1420",
-            best(t, gcm, 1420),
-            pair(t, AWS_LC, 1420),
-            1.0,
-        ),
-        goal(
-            "best / ring at 16",
-            best(t, gcm, 16),
-            pair(t, RING, 16),
-            0.9,
-        ),
-        goal(
-            "best / ring at 64",
-            best(t, gcm, 64),
-            pair(t, RING, 64),
-            0.9,
-        ),
-    ]
+            1.15,
+        ));
+    }
+    for size in [1420, 16] {
+        goals.push(goal(
+            &format!("best / aws-lc-rs at {size}"),
+            best(t, gcm, size),
+            pair(t, AWS_LC, size),
+            1.3,
+        ));
+    }
+    goals.push(goal(
+        "gcm-aes-vaes-avx2 / ring at 8192",
+        pair(t, "gcm-aes-vaes-avx2", 8192),
+        pair(t, RING, 8192),
+        1.2,
+    ));
+    goals
 }
 
-/// At 8192 bytes, through cryptoreg handles: both GHASH drivers, `ctr-aes-vaes-avx10_512`
-/// and the fastest GCM-128 driver of the seal table, interleaved.
-fn references(reg: &Registry, best_gcm: Option<&str>, s: Settings) -> (Table, Vec<Goal>) {
+/// The best driver's seal and `open_to` at 8192 bytes, interleaved, and the goal that
+/// open keeps 0.97 of seal's speed.
+fn open_vs_seal(reg: &Registry, best: &str, key_len: usize, s: Settings) -> (Table, Goal) {
     const SIZE: usize = 8192;
-    let k = key(16);
-    let mut cs: Vec<Contender<'_>> = Vec::new();
-    for d in ["ghash-clmulni", "ghash-vpclmulqdq-avx512"] {
-        match cryptoreg_digest(reg, d, s.msg(SIZE)) {
-            Ok(c) => cs.push(c),
-            Err(e) => eprintln!("peers: {d}: {e}"),
-        }
-    }
-    match cryptoreg_encrypt(reg, "ctr-aes-vaes-avx10_512", &k, s.msg(SIZE)) {
-        Ok(c) => cs.push(c),
-        Err(e) => eprintln!("peers: ctr-aes-vaes-avx10_512: {e}"),
-    }
-    if let Some(d) = best_gcm {
-        cs.push(cryptoreg_seal(reg, d, &k, &[], s.msg(SIZE)).expect("a passed driver keys"));
-    }
+    let k = key(key_len);
+    let mut cs = vec![
+        cryptoreg_seal(reg, best, &k, &[], s.msg(SIZE)).expect("a passed driver keys"),
+        cryptoreg_open(reg, best, &k, &[], s.msg(SIZE)).expect("a passed driver opens"),
+    ];
     let names = cs.iter().map(|c| c.name.clone()).collect();
     let mut t = Table::new(
-        "8192-byte references (ghash digest, ctr encrypt, gcm seal; 128-bit keys)",
+        format!(
+            "AES-{}-GCM seal in place and open out of place (open_to)",
+            key_len * 8
+        ),
         &[SIZE],
         names,
     );
-    if !cs.is_empty() {
-        for (row, rate) in t.rates.iter_mut().zip(interleaved(&mut cs, SIZE, s)) {
-            row.push(rate);
-        }
+    for (row, rate) in t.rates.iter_mut().zip(interleaved(&mut cs, SIZE, s)) {
+        row.push(rate);
     }
-    let goals = vec![
-        Goal {
-            what: "ghash-vpclmulqdq-avx512 / ghash-clmulni at 8192".to_string(),
-            num: pair(&t, "ghash-vpclmulqdq-avx512", SIZE),
-            den: pair(&t, "ghash-clmulni", SIZE),
-            min: 2.0,
-        },
-        Goal {
-            what: "best GCM-128 seal / ctr-aes-vaes-avx10_512 at 8192".to_string(),
-            num: best_gcm.and_then(|d| pair(&t, d, SIZE)),
-            den: pair(&t, "ctr-aes-vaes-avx10_512", SIZE),
-            min: 0.5,
-        },
-    ];
-    (t, goals)
+    let open = format!("{best} open");
+    let goal = Goal {
+        what: format!("AES-{}-GCM open / seal at {SIZE}", key_len * 8),
+        num: pair(&t, &open, SIZE),
+        den: pair(&t, best, SIZE),
+        min: 0.97,
+    };
+    (t, goal)
+}
+
+/// Every `ctr(aes)` and `xts(aes)` driver encrypting 16 bytes (one block), interleaved per
+/// algorithm, and the goal that each VAES driver is at least as fast as the AES-NI one.
+fn vaes_at_16(reg: &Registry, s: Settings) -> (Vec<Table>, Vec<Goal>) {
+    const SIZE: usize = 16;
+    let mut tables = Vec::new();
+    let mut goals = Vec::new();
+    for (alg, key_len, aesni) in [
+        ("ctr(aes)", 16, "ctr-aes-aesni"),
+        ("xts(aes)", 32, "xts-aes-aesni"),
+    ] {
+        let k = key(key_len);
+        let ds: Vec<String> = drivers(reg, alg)
+            .into_iter()
+            .filter(|d| d.contains("vaes") || d == aesni)
+            .collect();
+        let mut cs: Vec<Contender<'_>> = ds
+            .iter()
+            .map(|d| cryptoreg_encrypt(reg, d, &k, s.msg(SIZE)).expect("a passed driver keys"))
+            .collect();
+        let names = cs.iter().map(|c| c.name.clone()).collect();
+        let mut t = Table::new(format!("{alg} encrypt in place, one block"), &[SIZE], names);
+        if !cs.is_empty() {
+            for (row, rate) in t.rates.iter_mut().zip(interleaved(&mut cs, SIZE, s)) {
+                row.push(rate);
+            }
+        }
+        for d in ds.iter().filter(|d| d.contains("vaes")) {
+            goals.push(Goal {
+                what: format!("{d} / {aesni} at {SIZE}"),
+                num: pair(&t, d, SIZE),
+                den: pair(&t, aesni, SIZE),
+                min: 1.0,
+            });
+        }
+        tables.push(t);
+    }
+    (tables, goals)
 }
 
 /// The whole AES-GCM comparison; returns the text to print.
@@ -182,21 +200,33 @@ pub fn run(reg: &Registry, s: Settings) -> String {
         out += &format!("gcm(aes): the registry picks {}\n\n", chosen.driver());
     }
     let mut goals = Vec::new();
-    let mut best_128 = None;
     for key_len in [16, 32] {
         let t = seal_table(reg, &gcm, key_len, s);
         out += &t.render();
         out.push('\n');
-        if key_len == 16 {
-            best_128 = t.best_of(&gcm, 8192).map(|(n, _)| n.to_string());
-        }
         goals.extend(seal_goals(&t, &gcm, key_len * 8));
+        if let Some((best, _)) = t.best_of(&gcm, 8192) {
+            let (t, g) = open_vs_seal(reg, best, key_len, s);
+            out += &t.render();
+            out.push('\n');
+            goals.push(g);
+        }
     }
-    let (t, g) = references(reg, best_128.as_deref(), s);
+    let (tables, g) = vaes_at_16(reg, s);
+    for t in tables {
+        out += &t.render();
+        out.push('\n');
+    }
+    goals.extend(g);
+    let vector = offsets::vector_drivers(&gcm);
+    let k = key(16);
+    let t = offsets::table("AES-128-GCM seal", &vector, s, |d, m| {
+        cryptoreg_seal(reg, d, &k, &[], m).expect("a passed driver keys")
+    });
     out += &t.render();
     out.push('\n');
-    goals.extend(g);
-    out += "goals (issue 8):\n";
+    goals.extend(offsets::goals(&t, &vector));
+    out += "goals (issue 23):\n";
     for g in goals {
         out += &format!("  {}\n", g.render());
     }

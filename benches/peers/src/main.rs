@@ -15,6 +15,7 @@ mod aes_gcm;
 mod chacha;
 mod contenders;
 mod harness;
+mod offsets;
 mod report;
 
 use std::process::ExitCode;

@@ -180,11 +180,19 @@ pub(crate) unsafe fn ctr_crypt<V: AesVec, const R: usize, const N: usize>(
             type H<V> = <V as SimdVec>::Half;
             if len > 0 {
                 let ks = encrypt::<H<V>, R>(keys, H::<V>::load_block(ctr.as_ptr()));
-                // `len <= 16` is under the narrow type's width: one partial vector (masked
-                // on avx10, general-register pieces on avx2).
-                H::<V>::load_partial(src, len)
-                    .xor(ks)
-                    .store_partial(dst, len);
+                if len == 16 {
+                    // A whole block: plain 16-byte load and store. A masked store (what
+                    // `store_partial` is on avx10) cannot forward its data to a later
+                    // load, so a caller reading the block back soon (or encrypting it
+                    // again, as a benchmark does) waited for the store to retire.
+                    H::<V>::load_block(src).xor(ks).store_block(dst);
+                } else {
+                    // `len < 16` is under the narrow type's width: one partial vector
+                    // (masked on avx10, general-register pieces on avx2).
+                    H::<V>::load_partial(src, len)
+                        .xor(ks)
+                        .store_partial(dst, len);
+                }
                 *ctr = u128::from_be_bytes(*ctr).wrapping_add(1).to_be_bytes();
             }
             return;
