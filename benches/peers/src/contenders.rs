@@ -10,8 +10,21 @@ use cryptoreg::Registry;
 
 use crate::harness::{Contender, Msg};
 
-/// A cryptoreg driver (by exact driver name, which the registry honours whatever its
-/// priority) sealing a message in place.
+/// A handle on a cryptoreg AEAD driver (by exact driver name, which the registry honours
+/// whatever its priority), keyed, with a 16-byte tag, and an all-zero nonce of its size.
+fn keyed_aead(
+    reg: &Registry,
+    driver: &str,
+    key: &[u8],
+) -> cryptoreg::Result<(cryptoreg::Aead, Vec<u8>)> {
+    let mut h = reg.alloc_aead(driver)?;
+    h.set_key(key)?;
+    h.set_authsize(16)?;
+    let nonce = vec![0u8; h.nonce_size()];
+    Ok((h, nonce))
+}
+
+/// A cryptoreg AEAD driver sealing a message in place.
 pub fn cryptoreg_seal<'a>(
     reg: &Registry,
     driver: &str,
@@ -19,10 +32,7 @@ pub fn cryptoreg_seal<'a>(
     aad: &'a [u8],
     msg: Msg,
 ) -> cryptoreg::Result<Contender<'a>> {
-    let mut h = reg.alloc_aead(driver)?;
-    h.set_key(key)?;
-    h.set_authsize(16)?;
-    let nonce = vec![0u8; h.nonce_size()];
+    let (h, nonce) = keyed_aead(reg, driver, key)?;
     let mut buf = msg.buffer(0x5a);
     let mut tag = [0u8; 16];
     Ok(Contender::new(driver, move |n| {
@@ -43,10 +53,7 @@ pub fn cryptoreg_open<'a>(
     aad: &'a [u8],
     msg: Msg,
 ) -> cryptoreg::Result<Contender<'a>> {
-    let mut h = reg.alloc_aead(driver)?;
-    h.set_key(key)?;
-    h.set_authsize(16)?;
-    let nonce = vec![0u8; h.nonce_size()];
+    let (h, nonce) = keyed_aead(reg, driver, key)?;
     let mut sealed = msg.buffer(0x5a);
     let mut tag = [0u8; 16];
     h.seal(&nonce, aad, &mut sealed[..], &mut tag)?;
