@@ -581,95 +581,108 @@ fn check_chacha_entry(name: &str, kind: ChachaKind, body: &[Insn]) -> Result<Str
 
 // --- Poly1305 (issue 9): the poly1305-* SIMD entries ---
 
+/// Which Poly1305 core an entry runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Poly {
+    /// Radix 2^26 on `vpmuludq` at the entry's width.
+    Vec26,
+    /// Radix 2^44 on `vpmadd52luq` / `vpmadd52huq` (zmm).
+    Ifma,
+    /// The scalar step in general registers (`mul` / `mulx`), beside vector ChaCha20
+    /// rounds: no vector multiply at all.
+    Scalar,
+}
+
 /// The Poly1305 entry functions (and the fused ChaCha20-Poly1305 ones, whose Poly1305
-/// half is the same core), as demangled by objdump: `(path, kind, IFMA)`. `Kind::Avx2` =
-/// ymm only, VEX only; `Kind::Avx10_512` = zmm.
-const POLY1305_ENTRIES: &[(&str, Kind, bool)] = &[
+/// half is one of the same cores), as demangled by objdump: `(path, kind, core)`.
+/// `Kind::Avx2` = ymm only, VEX only; `Kind::Avx10_512` = zmm.
+const POLY1305_ENTRIES: &[(&str, Kind, Poly)] = &[
     (
         "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx2",
         Kind::Avx2,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512",
         Kind::Avx10_512,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::poly1305::simd::entry::poly1305_blocks_avx512ifma",
         Kind::Avx10_512,
-        true,
+        Poly::Ifma,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx2",
         Kind::Avx2,
-        false,
+        Poly::Scalar,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx2",
         Kind::Avx2,
-        false,
+        Poly::Scalar,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx2",
         Kind::Avx2,
-        false,
+        Poly::Scalar,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx512",
         Kind::Avx10_512,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx512",
         Kind::Avx10_512,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx512",
         Kind::Avx10_512,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_enc_avx512ifma",
         Kind::Avx10_512,
-        true,
+        Poly::Ifma,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_dec_avx512ifma",
         Kind::Avx10_512,
-        true,
+        Poly::Ifma,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_aad_avx512ifma",
         Kind::Avx10_512,
-        true,
+        Poly::Ifma,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx2",
         Kind::Avx2,
-        false,
+        Poly::Scalar,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512",
         Kind::Avx10_512,
-        false,
+        Poly::Vec26,
     ),
     (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512ifma",
         Kind::Avx10_512,
-        true,
+        Poly::Ifma,
     ),
 ];
 
-/// Checks one Poly1305 entry: the multiplies at the entry's width (`vpmuludq`, one per
-/// product: at least the 25 of a step; or `vpmadd52luq` and `vpmadd52huq` for IFMA), no
-/// zmm / EVEX / AVX-512 state in the avx2 entry, no `call`, `vzeroupper` before every
-/// `ret`.
+/// Checks one Poly1305 entry: the multiplies of its core (`vpmuludq` at the entry's
+/// width, one per product: at least the 25 of a step; `vpmadd52luq` and `vpmadd52huq` for
+/// IFMA; 64-bit `mul` / `mulx` and no vector multiply for the scalar core), no zmm / EVEX
+/// / AVX-512 state in an avx2 entry, no `call`, `vzeroupper` before every `ret` (but in a
+/// scalar-core entry whose every instruction is on general registers: the AAD entry).
 fn check_poly1305_entry(
     name: &str,
     kind: Kind,
-    ifma: bool,
+    core: Poly,
     body: &[Insn],
 ) -> Result<String, Vec<String>> {
     let mut problems = Vec::new();
@@ -681,31 +694,54 @@ fn check_poly1305_entry(
     };
     let on_width =
         |m: &str| count(&|i| i.mnemonic.starts_with(m) && i.operands.contains(width_reg));
-    let (muls, mul_name) = if ifma {
-        let lo = on_width("vpmadd52luq");
-        let hi = on_width("vpmadd52huq");
-        if lo == 0 || hi == 0 {
-            problems.push(format!(
-                "{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"
-            ));
+    let (muls, mul_name) = match core {
+        Poly::Ifma => {
+            let lo = on_width("vpmadd52luq");
+            let hi = on_width("vpmadd52huq");
+            if lo == 0 || hi == 0 {
+                problems.push(format!(
+                    "{lo} vpmadd52luq / {hi} vpmadd52huq on {width_reg}: IFMA not in use"
+                ));
+            }
+            // The radix-2^26 core (25 `vpmuludq` a step) must not be what runs in an IFMA
+            // entry; a few come from scaling the powers (`20 * r`) and are fine.
+            let mul32 = on_width("vpmuludq");
+            if mul32 >= 25 {
+                problems.push(format!(
+                    "{mul32} vpmuludq on {width_reg} in an IFMA entry: the radix-2^26 core is in use"
+                ));
+            }
+            (lo + hi, "vpmadd52l/huq")
         }
-        // The radix-2^26 core (25 `vpmuludq` a step) must not be what runs in an IFMA
-        // entry; a few come from scaling the powers (`20 * r`) and are fine.
-        let mul32 = on_width("vpmuludq");
-        if mul32 >= 25 {
-            problems.push(format!(
-                "{mul32} vpmuludq on {width_reg} in an IFMA entry: the radix-2^26 core is in use"
-            ));
+        Poly::Vec26 => {
+            let n = on_width("vpmuludq");
+            if n < 25 {
+                problems.push(format!(
+                    "{n} vpmuludq on {width_reg}: the 25 products of a step are not vectorised"
+                ));
+            }
+            (n, "vpmuludq")
         }
-        (lo + hi, "vpmadd52l/huq")
-    } else {
-        let n = on_width("vpmuludq");
-        if n < 25 {
-            problems.push(format!(
-                "{n} vpmuludq on {width_reg}: the 25 products of a step are not vectorised"
-            ));
+        Poly::Scalar => {
+            // `mul` / `mulx` with 64-bit operands (`mulq`, or `%r` registers).
+            let wide = count(&|i| {
+                (i.mnemonic == "mulq" || i.mnemonic.starts_with("mulx"))
+                    || (i.mnemonic == "mul" && i.operands.contains("%r"))
+            });
+            let vector =
+                count(&|i| i.mnemonic.starts_with("vpmul") || i.mnemonic.starts_with("vpmadd52"));
+            if wide < 3 {
+                problems.push(format!(
+                    "{wide} 64-bit mul / mulx: the scalar Poly1305 step is not there"
+                ));
+            }
+            if vector > 0 {
+                problems.push(format!(
+                    "{vector} vector multiplies in a scalar-Poly1305 entry: a vector core is in use"
+                ));
+            }
+            (wide, "mul/mulx")
         }
-        (n, "vpmuludq")
     };
     let any_zmm = count(&|i| i.operands.contains("%zmm"));
     let mask_regs = count(&|i| uses_reg(&i.operands, "k", 1..=7));
@@ -730,10 +766,20 @@ fn check_poly1305_entry(
         .iter()
         .filter(|i| i.mnemonic.starts_with("ret"))
         .count();
-    problems.extend(vzeroupper_problems(body));
+    let any_vector = count(&|i| {
+        ["%xmm", "%ymm", "%zmm"]
+            .iter()
+            .any(|r| i.operands.contains(r))
+    });
+    let rets_end = if core != Poly::Scalar || any_vector > 0 {
+        problems.extend(vzeroupper_problems(body));
+        "each after vzeroupper"
+    } else {
+        "(no vector register in use)"
+    };
     if problems.is_empty() {
         Ok(format!(
-            "{name}: {} insns, {muls} {mul_name} on {width_reg}, {any_zmm} zmm / {evex} EVEX, {rets} ret(s) each after vzeroupper, no call",
+            "{name}: {} insns, {muls} {mul_name}, {any_zmm} zmm / {evex} EVEX, {rets} ret(s) {rets_end}, no call",
             body.len()
         ))
     } else {
@@ -743,13 +789,13 @@ fn check_poly1305_entry(
 
 /// Runs [`check_poly1305_entry`] over [`POLY1305_ENTRIES`], appending failures.
 fn check_poly1305(funcs: &BTreeMap<String, Vec<Insn>>, lib: &Path, failures: &mut Vec<String>) {
-    for &(path, kind, ifma) in POLY1305_ENTRIES {
+    for &(path, kind, core) in POLY1305_ENTRIES {
         let name = path.rsplit("::").next().unwrap_or(path);
         let Some(body) = funcs.get(path) else {
             failures.push(format!("{name}: not found in {}", lib.display()));
             continue;
         };
-        match check_poly1305_entry(name, kind, ifma, body) {
+        match check_poly1305_entry(name, kind, core, body) {
             Ok(line) => println!("asm: ok   {line}"),
             Err(problems) => {
                 for p in problems {
@@ -815,7 +861,7 @@ pub fn run(root: &Path) -> Result<String, String> {
     check_poly1305(&funcs, &lib, &mut failures);
     if failures.is_empty() {
         Ok(format!(
-            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; aesni/clmulni: xmm and SSE encoding only; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA)",
+            "asm: {} entry functions checked (XTS, CTR, GCM, GHASH: ymm in avx2/avx10_256, zmm in avx10_512, vzeroupper before every ret, no call; aesni/clmulni: xmm and SSE encoding only; chacha20: SSE-only ssse3, VEX-only avx2, EVEX ymm avx512vl, zmm avx512f; poly1305: vpmuludq on ymm / zmm, IFMA, scalar beside ymm ChaCha20)",
             ENTRIES.len() + CHACHA_ENTRIES.len() + POLY1305_ENTRIES.len()
         ))
     } else {

@@ -99,10 +99,34 @@ macro_rules! implies_aesni {
 
 implies_aesni!(VaesAvx2, VaesAvx10, AesNiPclmul);
 
+macro_rules! implies_avx2 {
+    ($($name:ident),*) => {$(
+        impl $name {
+            /// The AVX2 token this one implies (its set includes AVX and AVX2), for a
+            /// driver that runs a ymm kernel at some lengths.
+            pub(crate) fn avx2(self) -> Avx2 {
+                Avx2(())
+            }
+        }
+    )*};
+}
+
+implies_avx2!(Avx512, Avx512Ifma);
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use cryptoreg_registry::{Error, Features};
+
+    /// `implies_avx2!` hands out the smaller token: its features must be among the larger
+    /// one's. (`implies_aesni!` leans on AVX2 implying SSE2 in hardware, not on a list.)
+    #[test]
+    fn implied_avx2_tokens_are_subsets() {
+        let within = |small: &[Feature], big: &[Feature]| small.iter().all(|f| big.contains(f));
+        for big in [Avx512::FEATURES, Avx512Ifma::FEATURES] {
+            assert!(within(Avx2::FEATURES, big));
+        }
+    }
 
     #[test]
     fn tokens_refuse_a_masked_feature_each() {

@@ -366,12 +366,14 @@ impl SkcipherImpl for CtrVaes {
         self.crypt(state, RawInOut::split(src, dst));
     }
 
-    /// One entry call over the whole request.
+    /// One entry call over the whole request. The counter block is not wiped afterwards:
+    /// it is the caller's IV plus a block count, public in every protocol that uses CTR
+    /// (as in `ctr-aes-aesni`). The wipe's byte stores, after the entry's counter update,
+    /// sat on the path of the next request: 16-byte requests on Zen 4 (`cryptoctl speed
+    /// 'ctr(aes)'`, three alternating runs) 1500-1600 MB/s with it, 2230-2420 without.
     fn encrypt(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
-        let mut state = [0u8; 16];
-        self.start(iv, &mut state)?;
+        let mut state = iv16(iv)?;
         self.crypt(&mut state, RawInOut::in_place(data));
-        state.zeroize();
         Ok(())
     }
 
@@ -382,10 +384,8 @@ impl SkcipherImpl for CtrVaes {
     /// One entry call out of place.
     fn encrypt_to(&self, iv: &[u8], src: &[u8], dst: &mut [u8]) -> Result<()> {
         check_same_len(src, dst)?;
-        let mut state = [0u8; 16];
-        self.start(iv, &mut state)?;
+        let mut state = iv16(iv)?;
         self.crypt(&mut state, RawInOut::split(src, dst));
-        state.zeroize();
         Ok(())
     }
 

@@ -14,6 +14,7 @@
 
 use super::fused::{absorb_padded, crypt, seal_keyed};
 use crate::poly1305::simd::ifma::Lanes44;
+use crate::poly1305::simd::lanes::ScalarLanes;
 use crate::poly1305::simd::scalar::{Acc, R64};
 use crate::poly1305::simd::vec26::Lanes26;
 use crate::x86::vector::{Vex, Ymm, Zmm};
@@ -136,7 +137,7 @@ macro_rules! entries {
 
 entries! {
     /// `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
-    "avx,avx2", Ymm<Vex>, Lanes26<Ymm<Vex>> => rfc7539_enc_avx2, rfc7539_dec_avx2,
+    "avx,avx2", Ymm<Vex>, ScalarLanes<Ymm<Vex>> => rfc7539_enc_avx2, rfc7539_dec_avx2,
         rfc7539_aad_avx2, rfc7539_seal_avx2;
     /// `rfc7539-chacha20-poly1305-avx512`: zmm, Poly1305 in radix 2^26.
     "avx,avx2,avx512f,avx512bw,avx512vl", Zmm, Lanes26<Zmm> => rfc7539_enc_avx512,

@@ -62,7 +62,7 @@ pub(crate) unsafe fn absorb_padded<P: PolyLanes>(
         if let Some(pow) = pow {
             if whole >= MIN_VECTOR_BLOCKS {
                 let groups = whole / P::BLOCKS;
-                let mut lanes = P::start(acc, pow, p);
+                let mut lanes = P::start(acc, r, pow, p);
                 lanes.absorb(p.add(16 * P::BLOCKS), groups - 1);
                 *acc = lanes.fold(pow);
                 done = groups * P::BLOCKS;
@@ -94,6 +94,9 @@ struct Powers<'a> {
     have: u8,
 }
 
+/// What a backend that needs no powers of `r` is handed in their place.
+static NO_POWERS: [Fe26; 8] = [[0; 5]; 8];
+
 impl<'a> Powers<'a> {
     /// The caller's powers, or `r^1` to start from.
     #[inline(always)]
@@ -106,6 +109,17 @@ impl<'a> Powers<'a> {
             given,
             own,
             have: 1,
+        }
+    }
+
+    /// For a backend that multiplies by `r` alone ([`PolyLanes::POWERS`] false): nothing
+    /// to compute, every power handed out is [`NO_POWERS`].
+    #[inline(always)]
+    fn none() -> Self {
+        Powers {
+            given: Some(&NO_POWERS),
+            own: [[0; 5]; 8],
+            have: 0xff,
         }
     }
 
@@ -185,6 +199,8 @@ impl<'a> Powers<'a> {
 /// the batch ends; and one missing power per double round.
 struct Stitch<'a, P: PolyLanes> {
     pow: Powers<'a>,
+    /// `r`, for a backend that multiplies by it alone.
+    r: R64,
     lanes: Option<P>,
     /// Next queued group.
     at: *const u8,
@@ -199,9 +215,10 @@ impl<'a, P: PolyLanes> Stitch<'a, P> {
     /// # Safety
     /// The CPU has `P`'s features.
     #[inline(always)]
-    unsafe fn new(pow: Powers<'a>) -> Self {
+    unsafe fn new(pow: Powers<'a>, r: &R64) -> Self {
         Stitch {
             pow,
+            r: *r,
             lanes: None,
             at: core::ptr::null(),
             queued: 0,
@@ -225,7 +242,7 @@ impl<'a, P: PolyLanes> Stitch<'a, P> {
         if self.lanes.is_none() {
             // SAFETY: forwarded from this function's contract.
             unsafe {
-                self.lanes = Some(P::start(acc, self.pow.with(P::BLOCKS - 1), ct));
+                self.lanes = Some(P::start(acc, &self.r, self.pow.with(P::BLOCKS - 1), ct));
                 self.at = ct.add(GROUP_BYTES * P::BLOCKS);
             }
             self.queued = groups.saturating_sub(1);
@@ -252,15 +269,18 @@ impl<P: PolyLanes> Interleave for Stitch<'_, P> {
         if q == 7 {
             self.pow.step();
         }
-        if q >= P::STAGES || self.queued == 0 {
+        // Stages spread evenly over the double round's eight quarter rounds.
+        let every = 8 / P::STAGES;
+        let k = q / every;
+        if !q.is_multiple_of(every) || k >= P::STAGES || self.queued == 0 {
             return;
         }
         if let Some(l) = self.lanes.as_mut() {
             // SAFETY: the queue names whole groups of readable ciphertext (`queue`), read
             // before the batch stores anything (`Interleave`); the stages of a group run
             // in order (`q` counts up within each double round).
-            unsafe { l.absorb_stage(self.at, q, &mut self.part) };
-            if q == P::STAGES - 1 {
+            unsafe { l.absorb_stage(self.at, k, &mut self.part) };
+            if k == P::STAGES - 1 {
                 // SAFETY: at most one past the end of the queued groups.
                 self.at = unsafe { self.at.add(GROUP_BYTES * P::BLOCKS) };
                 self.queued -= 1;
@@ -330,7 +350,12 @@ pub(crate) unsafe fn crypt<V: Word32Vec, P: PolyLanes, const ENCRYPT: bool>(
             }
             s[12] = s[12].wrapping_add(len.div_ceil(64) as u32);
         } else {
-            let mut st = Stitch::<P>::new(Powers::new(pow, r));
+            let pow = if P::POWERS {
+                Powers::new(pow, r)
+            } else {
+                Powers::none()
+            };
+            let mut st = Stitch::<P>::new(pow, r);
             batches::<V, P, ENCRYPT>(&mut st, &mut acc, r, s, src, dst, len, 0);
         }
     }
@@ -474,7 +499,12 @@ pub(crate) unsafe fn seal_keyed<V: Word32Vec, P: PolyLanes>(
         (r, *tag_s) = super::one_time_key(&key);
         zeroize::Zeroize::zeroize(&mut key);
         let mut acc = Acc::default();
-        let mut st = Stitch::<P>::new(Powers::squares(&r));
+        let pow = if P::POWERS {
+            Powers::squares(&r)
+        } else {
+            Powers::none()
+        };
+        let mut st = Stitch::<P>::new(pow, &r);
         let long_aad = aad_len / GROUP_BYTES >= MIN_VECTOR_BLOCKS;
         absorb_padded::<P>(&mut acc, &r, long_aad.then(|| st.pow.all()), aad, aad_len);
         st.queue(&acc, dst, first / group);

@@ -4,7 +4,7 @@
 //!
 //! | driver | priority | registers |
 //! | --- | --- | --- |
-//! | `rfc7539-chacha20-poly1305-avx2`, `xchacha20poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks, Poly1305 4 blocks at once |
+//! | `rfc7539-chacha20-poly1305-avx2`, `xchacha20poly1305-avx2` | 450 | ymm, VEX: ChaCha20 8 blocks; Poly1305 one block at a time in general registers, beside the rounds (`ScalarLanes`) |
 //! | `rfc7539-chacha20-poly1305-avx512`, `xchacha20poly1305-avx512` | 650 (`uses_zmm`) | zmm: ChaCha20 16 blocks, Poly1305 8 blocks at once |
 //! | `rfc7539-chacha20-poly1305-avx512ifma`, `xchacha20poly1305-avx512ifma` | 660 (`uses_zmm`) | zmm as `-avx512`, Poly1305 in radix 2^44 on `vpmadd52luq/huq` |
 //!
@@ -19,6 +19,10 @@
 //! after the other (the subkey, then the one-time key), each a 20-round dependency chain:
 //! at 64 bytes about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's
 //! VM).
+//!
+//! A one-shot text of at most `MID_TEXT` (640) bytes runs the avx2 entries in the zmm
+//! drivers too (measured on Zen 4: the ymm whole seal takes the one-time key from its
+//! first batch, the zmm entries compute it alone first).
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -172,6 +176,18 @@ impl Width {
         let (r, tag_s) = one_time_key(&block0[..]);
         block0[..].zeroize();
         (s, r, tag_s)
+    }
+
+    /// The width a one-shot request of `len` text bytes runs on: up to [`MID_TEXT`] a zmm
+    /// driver runs the avx2 entries, whose whole seal takes the one-time key from a ymm
+    /// batch (from 448 bytes on) where the zmm entries compute it first, alone, and whose
+    /// Poly1305 runs in general registers beside the rounds.
+    fn one_shot_width(self, len: usize) -> Width {
+        match self {
+            Width::Avx512(t) if len <= MID_TEXT => Width::Avx2(t.avx2()),
+            Width::Avx512Ifma(t) if len <= MID_TEXT => Width::Avx2(t.avx2()),
+            w => w,
+        }
     }
 
     /// The whole-seal entry ([`fused::seal_keyed`]) and the shortest text it takes.
@@ -484,14 +500,15 @@ impl ChaChaPolySimd {
     /// [`check`](Self::check).
     fn one_shot(&self, req: &Request<'_>, aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
         let (key, nonce) = (req.key, &req.nonce);
-        let (seal, keyed_min) = self.width.seal_entry();
         let mut io = RawInOut::from_inout(io);
         let (len, src, dst) = (io.len(), io.src(), io.dst());
+        let width = self.width.one_shot_width(len);
+        let (seal, keyed_min) = width.seal_entry();
         if encrypt && len >= keyed_min {
             // The key from the first batch (`fused::seal_keyed`).
             let mut s = state0(key, nonce);
             let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
-            // SAFETY: the token in `self.width` proves the entry's features; `aad` is
+            // SAFETY: the token in `width` (`self.width`'s or one it implies) proves the entry's features; `aad` is
             // readable; `io` holds `len` readable bytes at `src` and writable at `dst`
             // (one buffer, or two that do not overlap), at least the entry's minimum; the
             // counter room was checked; `s` is at block 0.
@@ -515,15 +532,15 @@ impl ChaChaPolySimd {
             tag_s[..].zeroize();
             return t;
         }
-        let (mut s, r, tag_s) = self.width.derive(key, nonce);
+        let (mut s, r, tag_s) = width.derive(key, nonce);
         // Only a long AAD needs the powers before the text: the text's entry computes
         // them itself, an encryption's during its first ChaCha20 batch (`fused`).
         let pow = wants_powers(aad.len(), 0).then(|| Zeroizing::new(powers(&r)));
         let rl = [r.r0, r.r1, r.s1];
         let mut h = [0u64; 3];
-        let (enc, dec, absorb) = self.width.entries();
+        let (enc, dec, absorb) = width.entries();
         let f = if encrypt { enc } else { dec };
-        // SAFETY: the token in `self.width` proves the entries' features; `aad` is
+        // SAFETY: the token in `width` proves the entries' features; `aad` is
         // readable; `io` holds `len` readable bytes at `src` and writable at `dst` (one
         // buffer, or two that do not overlap); the counter room was checked.
         unsafe {
@@ -553,14 +570,21 @@ impl ChaChaPolySimd {
         buf: &mut ShortBuf,
     ) -> [u8; 16] {
         let n = 64 + text.len();
+        // The entry runs over whole blocks (`buf` holds them: `SHORT_TEXT` is a multiple
+        // of 64), so that it stores whole vectors: a masked store of a partial last vector
+        // cannot forward its data to the Poly1305 loads that follow at once.
+        let blocks_end = n.next_multiple_of(64);
         let mut s = state0(req.key, &req.nonce);
         buf[..64].fill(0);
         buf[64..n].copy_from_slice(text);
         let p = buf.as_mut_ptr();
-        // SAFETY: the token in `self.width` proves the entry's features; `n <= buf.len()`
-        // bytes at `p`, in place; the counter room (blocks 0..=text's) was checked.
-        unsafe { self.width.keystream()(&s, p, p, n) };
+        // SAFETY: the token in `self.width` proves the entry's features; `blocks_end <=
+        // buf.len()` bytes at `p`, in place; the counter room (blocks 0..=text's, the last
+        // one partial or whole) was checked.
+        unsafe { self.width.keystream()(&s, p, p, blocks_end) };
         s[..].zeroize();
+        // Past the text: keystream that no byte uses (XORed with whatever `buf` held).
+        buf[n..blocks_end].zeroize();
         let (r, tag_s) = one_time_key(&buf[..32]);
         buf[..64].zeroize();
         let mut acc = Acc::default();
@@ -579,6 +603,16 @@ impl ChaChaPolySimd {
 /// 579–763 -> 536–609 / 849–884. Up to 704 bytes (three rows) gained nothing measurable:
 /// there the scalar Poly1305 step over 30 to 44 blocks costs what the one call saves.
 const SHORT_TEXT: usize = 448;
+// `short` runs its entry over whole blocks of the buffer.
+const _: () = assert!(SHORT_TEXT.is_multiple_of(64));
+
+/// The longest one-shot text for which the zmm drivers run the avx2 entries
+/// ([`Width::one_shot_width`]). Measured on Zen 4 (`cryptoctl speed`, 13 bytes of AAD, three
+/// alternating runs, MB/s, `-avx512ifma` on its own entries -> on the avx2 ones): seal at
+/// 512 / 640 / 768 / 896 bytes 1096-1148 -> 1238-1258, 1302-1326 -> 1295-1306, 1408-1527 ->
+/// 1417-1447, 1543-1688 -> 1540-1573; open 1003-1022 -> 1209-1335, 1118-1175 -> 1242-1286,
+/// 1361-1372 -> 1195-1234, 1490-1513 -> 1272-1361. From 768 bytes on the zmm rows win.
+const MID_TEXT: usize = 640;
 
 /// The short path's buffer: the key block (wiped by [`ChaChaPolySimd::short`]), then the
 /// text (ciphertext, or plaintext that `open` wipes). Not `Zeroizing`: wiping all of it
@@ -597,12 +631,7 @@ fn is_short(aad: usize, text: usize) -> bool {
 fn absorb_padded(acc: &mut Acc, r: &R64, data: &[u8]) {
     let whole = data.len() - data.len() % 16;
     acc.blocks(r, &data[..whole], 1);
-    if whole < data.len() {
-        let mut block = [0u8; 16];
-        block[..data.len() - whole].copy_from_slice(&data[whole..]);
-        acc.blocks(r, &block, 1);
-        block[..].zeroize();
-    }
+    acc.padded_block(r, &data[whole..]);
 }
 
 impl AeadImpl for ChaChaPolySimd {

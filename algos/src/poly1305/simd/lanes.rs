@@ -1,19 +1,22 @@
-//! [`PolyLanes`]: a Poly1305 vector core that a caller feeds one group of blocks at a
-//! time (start, absorb, fold), so that the fused ChaCha20-Poly1305 core is written once
-//! over its Poly1305 backend: the radix-2^26 lanes ([`Lanes26`] on ymm or zmm) or the
-//! radix-2^44 IFMA lanes ([`Lanes44`], zmm).
+//! [`PolyLanes`]: a Poly1305 core that a caller feeds one group of blocks at a time
+//! (start, absorb, fold), so that the fused ChaCha20-Poly1305 core is written once over
+//! its Poly1305 backend: the radix-2^26 lanes ([`Lanes26`] on ymm or zmm), the radix-2^44
+//! IFMA lanes ([`Lanes44`], zmm), or the scalar step in general registers
+//! ([`ScalarLanes`]: one block at a time, beside the vector ChaCha20 rounds).
 //!
 //! Absorbing a group can also be cut into stages ([`PolyLanes::absorb_stage`]) that the
 //! fused core hangs between ChaCha20 quarter rounds: six for the IFMA backend (message
 //! limbs, one product column each, the columns combined, the carry pass), one for the
 //! radix-2^26 backends.
 //!
-//! Every backend takes the powers `r^1..r^8` in radix 2^26 (the form the fused drivers
-//! keep in their streaming state); the IFMA backend converts the few it needs (`r^8` at the
-//! start, all eight at the fold), which costs a few scalar operations per pass.
+//! The vector backends take the powers `r^1..r^8` in radix 2^26 (the form the fused
+//! drivers keep in their streaming state); the IFMA backend converts the few it needs
+//! (`r^8` at the start, all eight at the fold), which costs a few scalar operations per
+//! pass. The scalar backend needs none ([`PolyLanes::POWERS`] is false): it multiplies by
+//! `r` itself.
 
 use super::ifma::{Lanes44, Part44, STAGES44};
-use super::scalar::{fe26_to_fe44, Acc, Fe26, Fe44};
+use super::scalar::{fe26_to_fe44, Acc, Fe26, Fe44, R64};
 use super::vec26::{Lanes26, PolyVec};
 use crate::x86::vector::{SimdVec, Zmm};
 
@@ -25,14 +28,18 @@ pub(crate) trait PolyLanes: Sized {
     type Vec: SimdVec;
     /// Blocks per group (one per 64-bit lane).
     const BLOCKS: usize;
+    /// Whether the backend multiplies by the powers of `r` (the vector lanes) or by `r`
+    /// alone (the scalar step): a caller computes no powers for the latter.
+    const POWERS: bool = true;
 
     /// Starts a pass with the group of [`BLOCKS`](Self::BLOCKS) blocks at `p`, `acc`
     /// entering lane 0; `pow[k]` is `r^(k+1)`. Reads `pow[BLOCKS - 1]` only: the fused
-    /// core starts a pass before it has computed the other powers.
+    /// core starts a pass before it has computed the other powers (and none at all when
+    /// [`POWERS`](Self::POWERS) is false: then `r` is what counts).
     ///
     /// # Safety
     /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features.
-    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self;
+    unsafe fn start(acc: &Acc, r: &R64, pow: &[Fe26; 8], p: *const u8) -> Self;
 
     /// Absorbs `groups` more groups of blocks at `p`.
     ///
@@ -84,7 +91,7 @@ impl<V: PolyVec> PolyLanes for Lanes26<V> {
     }
 
     #[inline(always)]
-    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
+    unsafe fn start(acc: &Acc, _r: &R64, pow: &[Fe26; 8], p: *const u8) -> Self {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes26::start(acc, pow, p) }
     }
@@ -121,7 +128,7 @@ impl PolyLanes for Lanes44 {
     }
 
     #[inline(always)]
-    unsafe fn start(acc: &Acc, pow: &[Fe26; 8], p: *const u8) -> Self {
+    unsafe fn start(acc: &Acc, _r: &R64, pow: &[Fe26; 8], p: *const u8) -> Self {
         let mut r8 = fe26_to_fe44(&pow[7]);
         // SAFETY: forwarded from this function's contract (IFMA's features).
         let lanes = unsafe { Lanes44::start44(acc, &r8, p) };
@@ -142,5 +149,65 @@ impl PolyLanes for Lanes44 {
         let acc = unsafe { self.fold44(&pow44) };
         zeroize::Zeroize::zeroize(&mut pow44);
         acc
+    }
+}
+
+/// Poly1305 in general registers as a [`PolyLanes`] backend: the scalar step
+/// ([`Acc::blocks`], 64-bit limbs, `mul` / `adc`), one block per stage, so that the fused
+/// core hangs one block after each of the first four quarter rounds of a double round.
+/// There its multiply chain runs on the integer ports while the vector ports run the
+/// ChaCha20 rounds, and none of the vector work of the lanes (message splitting, the
+/// products of five limbs, the carries, the fold) competes with the rounds for the vector
+/// ports: what BoringSSL's AVX2 seal does. It suits the ymm core, whose batch of 8 blocks
+/// (32 Poly1305 blocks over 10 double rounds) leaves the scalar chain about as long as the
+/// rounds; a zmm batch (64 blocks) would wait for it. `V` is the vector type a text's tail
+/// is loaded through.
+pub(crate) struct ScalarLanes<V> {
+    acc: Acc,
+    r: R64,
+    _tail: core::marker::PhantomData<V>,
+}
+
+impl<V: SimdVec> PolyLanes for ScalarLanes<V> {
+    type Vec = V;
+    /// Four blocks a group: one group per double round, 8 groups per ymm batch.
+    const BLOCKS: usize = 4;
+    const POWERS: bool = false;
+    /// One block a stage.
+    const STAGES: usize = 4;
+    type Part = ();
+
+    #[inline(always)]
+    unsafe fn new_part() {}
+
+    #[inline(always)]
+    unsafe fn start(acc: &Acc, r: &R64, _pow: &[Fe26; 8], p: *const u8) -> Self {
+        let mut lanes = ScalarLanes {
+            acc: *acc,
+            r: *r,
+            _tail: core::marker::PhantomData,
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { lanes.absorb(p, 1) };
+        lanes
+    }
+
+    #[inline(always)]
+    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
+        // SAFETY: `p` is readable for `groups` groups (this function's contract).
+        let blocks = unsafe { core::slice::from_raw_parts(p, 16 * Self::BLOCKS * groups) };
+        self.acc.blocks(&self.r, blocks, 1);
+    }
+
+    #[inline(always)]
+    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, _part: &mut ()) {
+        // SAFETY: block `k < BLOCKS` of the group at `p` (this function's contract).
+        let block = unsafe { core::slice::from_raw_parts(p.add(16 * k), 16) };
+        self.acc.blocks(&self.r, block, 1);
+    }
+
+    #[inline(always)]
+    unsafe fn fold(self, _pow: &[Fe26; 8]) -> Acc {
+        self.acc
     }
 }
