@@ -7,8 +7,8 @@
 //! The two halves are stitched, as the kernel's and OpenSSL's AES-GCM stitch AES with
 //! GHASH: the Poly1305 groups (one block per 64-bit lane) of a chunk are absorbed while a
 //! ChaCha20 batch runs, one group per double round, each group cut into the backend's
-//! stages ([`PolyLanes::absorb_stage`]) and one stage hung after each quarter round
-//! ([`Interleave`]). ChaCha20 is a long stream of add / xor / rotate on two vector ports
+//! stages ([`PolyLanes::absorb_stage`]), the stages hung evenly after the double round's
+//! eight quarter rounds ([`Interleave`]). ChaCha20 is a long stream of add / xor / rotate on two vector ports
 //! with plenty of independent work; Poly1305 is a chain of multiply-adds whose latency
 //! the rounds now hide. Encryption absorbs a batch's ciphertext during the next batch (the
 //! last batch's during the tail's keystream, when a vertical kernel makes it, else after
@@ -193,9 +193,9 @@ impl<'a> Powers<'a> {
 
 /// The Poly1305 side of the fused loop: the powers, the lanes (once a pass has started),
 /// the whole groups of ciphertext queued for them, and the values between the stages of
-/// the group being absorbed. As an [`Interleave`], it runs one stage of a queued group
-/// after each ChaCha20 quarter round, so a vertical batch absorbs one group per double
-/// round: with 8 groups per batch (`DOUBLE_ROUNDS >= 8`) the queue is empty again when
+/// the group being absorbed. As an [`Interleave`], it runs the stages of a queued group
+/// spread evenly over a double round's eight quarter rounds (after quarter round `k * 8 /
+/// STAGES` for stage `k`), so a vertical batch absorbs one group per double round: with 8 groups per batch (`DOUBLE_ROUNDS >= 8`) the queue is empty again when
 /// the batch ends; and one missing power per double round.
 struct Stitch<'a, P: PolyLanes> {
     pow: Powers<'a>,

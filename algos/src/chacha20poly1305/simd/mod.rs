@@ -508,8 +508,8 @@ impl ChaChaPolySimd {
             // The key from the first batch (`fused::seal_keyed`).
             let mut s = state0(key, nonce);
             let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
-            // SAFETY: the token in `width` (`self.width`'s or one it implies) proves the entry's features; `aad` is
-            // readable; `io` holds `len` readable bytes at `src` and writable at `dst`
+            // SAFETY: the token in `width` (`self.width`'s or one it implies) proves the
+            // entry's features; `aad` is readable; `io` holds `len` readable bytes at `src` and writable at `dst`
             // (one buffer, or two that do not overlap), at least the entry's minimum; the
             // counter room was checked; `s` is at block 0.
             unsafe {

@@ -154,7 +154,7 @@ impl PolyLanes for Lanes44 {
 
 /// Poly1305 in general registers as a [`PolyLanes`] backend: the scalar step
 /// ([`Acc::blocks`], 64-bit limbs, `mul` / `adc`), one block per stage, so that the fused
-/// core hangs one block after each of the first four quarter rounds of a double round.
+/// core hangs one block after every other quarter round of a double round.
 /// There its multiply chain runs on the integer ports while the vector ports run the
 /// ChaCha20 rounds, and none of the vector work of the lanes (message splitting, the
 /// products of five limbs, the carries, the fold) competes with the rounds for the vector

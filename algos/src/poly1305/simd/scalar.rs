@@ -123,28 +123,16 @@ impl Acc {
         h1 = d1 as u64;
         h2 = d2 + (d1 >> 64) as u64;
 
-        // Fold the bits from 2^130 up: (h2 >> 2) * 5 = (h2 & !3) + (h2 >> 2).
-        let fold = (h2 & !3) + (h2 >> 2);
-        h2 &= 3;
-        let c;
-        (h0, c) = adc(h0, fold, 0);
-        let c2;
-        (h1, c2) = adc(h1, 0, c);
-        h2 += c2;
         self.h = [h0, h1, h2];
+        self.fold_top();
     }
 
     /// The tag: `(h mod p) + s mod 2^128`, little-endian.
     pub(crate) fn tag(&self, s: &[u8; 16]) -> [u8; 16] {
-        let [mut h0, mut h1, mut h2] = self.h;
-        // Fold h2's bits from 2^130 up once more, so h < 2^130 + small.
-        let fold = (h2 & !3) + (h2 >> 2);
-        h2 &= 3;
-        let c;
-        (h0, c) = adc(h0, fold, 0);
-        let c2;
-        (h1, c2) = adc(h1, 0, c);
-        h2 += c2;
+        // h2's bits from 2^130 up folded once more, so h < 2^130 + small.
+        let mut folded = *self;
+        folded.fold_top();
+        let [mut h0, mut h1, h2] = folded.h;
         // g = h + 5; if g >= 2^130 then h >= p and h - p = g - 2^130.
         let (g0, c) = adc(h0, 5, 0);
         let (g1, c) = adc(h1, 0, c);
@@ -210,7 +198,9 @@ impl Acc {
         acc
     }
 
-    /// Folds the bits of `h2` from 2^130 up back in (times 5), keeping `h2 < 8`.
+    /// Folds the bits of `h2` from 2^130 up back in (times 5: `(h2 >> 2) * 5 = (h2 & !3) +
+    /// (h2 >> 2)`), keeping `h2 < 8`. Inlined: every block step ends with it.
+    #[inline(always)]
     fn fold_top(&mut self) {
         let [h0, h1, h2] = self.h;
         let fold = (h2 & !3) + (h2 >> 2);
