@@ -11,7 +11,8 @@ ones, encryption and decryption, in place and out of place (the source must come
 unchanged), with and without the powers of r (the one-shot calls pass none unless the AAD
 is long: a long text's entry then computes them, during its first batch when encrypting);
 and, for texts at least as long as its first batch, the whole-seal entry (`rfc7539_seal_*`:
-the one-time key from that first batch, `r` and `s` it writes checked through the tag).
+the one-time key from that first batch, `r` and `s` it writes checked through the tag), and
+for a first batch and a tail shorter than a batch the whole-open entry (`rfc7539_open_*`).
 A driver given as `name@N` gets only requests of at least N text bytes (the negative
 control under a model without AVX-512). A self-check proves a corrupted expectation is
 noticed.
@@ -31,6 +32,8 @@ from hostmap import GuestError, HostMappedGuest  # noqa: E402
 DRIVERS = {"avx2": 0, "avx512": 1, "avx512ifma": 2}
 # The shortest text of each driver's whole-seal entry (its first batch: 7 or 15 blocks).
 SEAL_MIN = {"avx2": 448, "avx512": 960, "avx512ifma": 960}
+# The text lengths of each driver's whole-open entry: a first batch and a tail.
+OPEN_LENS = {"avx2": range(448, 960), "avx512": range(960, 1984), "avx512ifma": range(960, 1984)}
 # The last four: a whole zmm batch, then a tail on each kernel the stitched tail can take
 # (zmm vertical, ymm vertical, horizontal), and three batches with a zmm vertical tail.
 TEXT = [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025,
@@ -57,7 +60,7 @@ def main():
 
     vp, sz = ctypes.c_void_p, ctypes.c_size_t
     fn = ctypes.cast(lib.cryptoreg_emu_rfc7539, ctypes.c_void_p).value
-    seal_fn = ctypes.cast(lib.cryptoreg_emu_rfc7539_seal, ctypes.c_void_p).value
+    whole_fn = ctypes.cast(lib.cryptoreg_emu_rfc7539_whole, ctypes.c_void_p).value
     lib.cryptoreg_emu_rfc7539_setup.argtypes = [vp] * 6
     lib.cryptoreg_emu_rfc7539_finish.argtypes = [vp, vp, vp, sz, sz, vp]
     lib.cryptoreg_emu_ref_rfc7539.argtypes = [vp, vp, vp, sz, vp, sz, vp]
@@ -106,17 +109,17 @@ def main():
             fn, num, decrypt, state, rbuf, powbuf if with_pow else 0, hbuf, aad_buf,
             len(aad), src, dst, n))
 
-    def run_seal(num, key, nonce, aad, data, oop):
-        """The whole-seal entry; returns (ciphertext, tag)."""
+    def run_whole(num, decrypt, key, nonce, aad, data, oop):
+        """The whole-seal (or whole-open) entry; returns (output, tag)."""
         def call(src, dst, n):
             # The entry must write r, s and h itself: spoil what setup wrote.
             ctypes.memset(rbuf, 0, 24)
             ctypes.memset(sbuf, 0, 16)
             ctypes.memset(hbuf, 0xA5, 24)
-            rc = emu.call(seal_fn, num, state, rbuf, sbuf, hbuf, aad_buf, len(aad), src, dst,
-                          n) & 0xFFFF_FFFF
+            rc = emu.call(whole_fn, num, decrypt, state, rbuf, sbuf, hbuf, aad_buf, len(aad),
+                          src, dst, n) & 0xFFFF_FFFF
             if rc != 0:
-                raise GuestError(f"the whole-seal entry refused {n} bytes (returned {rc})")
+                raise GuestError(f"the whole-request entry refused {n} bytes (returned {rc})")
         return request(key, nonce, aad, data, oop, call)
 
     def check(label, got, want, quiet=False):
@@ -153,16 +156,20 @@ def main():
                 except GuestError as e:
                     failed += 2
                     print(f"FAIL {label}: {e}", flush=True)
-            if tlen < SEAL_MIN[name]:
-                continue
-            for oop in (False, True):
-                label = f"rfc7539-chacha20-poly1305-{name} alen={alen} tlen={tlen} oop={oop} whole seal"
-                per_driver[name] = per_driver.get(name, 0) + 1
-                try:
-                    check(label, run_seal(num, key, nonce, aad, pt, oop), (ct, want_tag))
-                except GuestError as e:
-                    failed += 1
-                    print(f"FAIL {label}: {e}", flush=True)
+            for decrypt, wanted in ((0, tlen >= SEAL_MIN[name]), (1, tlen in OPEN_LENS[name])):
+                if not wanted:
+                    continue
+                data, want = (ct, pt) if decrypt else (pt, ct)
+                for oop in (False, True):
+                    label = (f"rfc7539-chacha20-poly1305-{name} alen={alen} tlen={tlen} oop={oop} "
+                             f"whole {'open' if decrypt else 'seal'}")
+                    per_driver[name] = per_driver.get(name, 0) + 1
+                    try:
+                        check(label, run_whole(num, decrypt, key, nonce, aad, data, oop),
+                              (want, want_tag))
+                    except GuestError as e:
+                        failed += 1
+                        print(f"FAIL {label}: {e}", flush=True)
 
     compared = passed + failed
     saved = (passed, failed)

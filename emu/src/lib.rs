@@ -1018,12 +1018,13 @@ pub unsafe extern "C" fn cryptoreg_emu_rfc7539(
     }
 }
 
-/// One whole seal through driver `driver`'s whole-seal entry (`rfc7539_seal_*`): from
-/// `state` (16 u32, as [`cryptoreg_emu_rfc7539_setup`] wrote it; used at block 0, not
-/// changed), the one-time key out of the entry's first batch into `r` (3 u64) and `s` (16
-/// bytes), the AAD (`alen` bytes at `aad`) and `len` bytes from `src` encrypted into `dst`
+/// One whole seal or open through driver `driver`'s whole-request entry (`rfc7539_seal_*`,
+/// or `rfc7539_open_*` when `decrypt` is nonzero): from `state` (16 u32, as
+/// [`cryptoreg_emu_rfc7539_setup`] wrote it; used at block 0, not changed), the one-time
+/// key out of the entry's first batch into `r` (3 u64) and `s` (16 bytes), the AAD (`alen`
+/// bytes at `aad`) and `len` bytes from `src` en- or decrypted into `dst`, the ciphertext
 /// absorbed into `h` (3 u64). Returns 0, or 1 without running anything for an unknown
-/// driver or a text shorter than the entry takes. Runs under emulation.
+/// driver or a text length the entry does not take. Runs under emulation.
 ///
 /// # Safety
 /// `state` readable, `r`, `s` and `h` writable for their sizes (`r`, `h` aligned); `aad`
@@ -1031,8 +1032,9 @@ pub unsafe extern "C" fn cryptoreg_emu_rfc7539(
 /// the CPU (or emulator) has the driver's features.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cryptoreg_emu_rfc7539_seal(
+pub unsafe extern "C" fn cryptoreg_emu_rfc7539_whole(
     driver: u32,
+    decrypt: u32,
     state: *const u32,
     r: *mut u64,
     s: *mut u8,
@@ -1043,30 +1045,45 @@ pub unsafe extern "C" fn cryptoreg_emu_rfc7539_seal(
     dst: *mut u8,
     len: usize,
 ) -> u32 {
-    let (seal, min) = match driver {
-        0 => (
-            fused_raw::rfc7539_seal_avx2 as unsafe fn(_, _, _, _, _, _, _, _, _),
-            fused_raw::SEAL_MIN_AVX2,
+    type Whole = unsafe fn(
+        &mut [u32; 16],
+        &mut fused_raw::RLimbs,
+        &mut [u8; 16],
+        &mut [u64; 3],
+        *const u8,
+        usize,
+        *const u8,
+        *mut u8,
+        usize,
+    );
+    let seal_min = |min: usize| min..usize::MAX;
+    let (whole, lens): (Whole, core::ops::Range<usize>) = match (driver, decrypt != 0) {
+        (0, false) => (
+            fused_raw::rfc7539_seal_avx2,
+            seal_min(fused_raw::SEAL_MIN_AVX2),
         ),
-        1 => (
-            fused_raw::rfc7539_seal_avx512 as unsafe fn(_, _, _, _, _, _, _, _, _),
-            fused_raw::SEAL_MIN_ZMM,
+        (1, false) => (
+            fused_raw::rfc7539_seal_avx512,
+            seal_min(fused_raw::SEAL_MIN_ZMM),
         ),
-        2 => (
-            fused_raw::rfc7539_seal_avx512ifma as unsafe fn(_, _, _, _, _, _, _, _, _),
-            fused_raw::SEAL_MIN_ZMM,
+        (2, false) => (
+            fused_raw::rfc7539_seal_avx512ifma,
+            seal_min(fused_raw::SEAL_MIN_ZMM),
         ),
+        (0, true) => (fused_raw::rfc7539_open_avx2, fused_raw::OPEN_AVX2),
+        (1, true) => (fused_raw::rfc7539_open_avx512, fused_raw::OPEN_ZMM),
+        (2, true) => (fused_raw::rfc7539_open_avx512ifma, fused_raw::OPEN_ZMM),
         _ => return 1,
     };
-    if len < min {
+    if !lens.contains(&len) {
         return 1;
     }
-    // SAFETY: per this function's contract; the text is at least the entry's minimum.
+    // SAFETY: per this function's contract; the text length is one the entry takes.
     unsafe {
         let mut st = state.cast::<[u32; 16]>().read();
         st[12] = 0;
         let mut tag_s = [0u8; 16];
-        seal(
+        whole(
             &mut st,
             &mut *r.cast::<fused_raw::RLimbs>(),
             &mut tag_s,

@@ -663,12 +663,27 @@ const POLY1305_ENTRIES: &[(&str, Kind, Poly)] = &[
         Poly::Scalar,
     ),
     (
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_open_avx2",
+        Kind::Avx2,
+        Poly::Scalar,
+    ),
+    (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512",
         Kind::Avx10_512,
         Poly::Vec26,
     ),
     (
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_open_avx512",
+        Kind::Avx10_512,
+        Poly::Vec26,
+    ),
+    (
         "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_seal_avx512ifma",
+        Kind::Avx10_512,
+        Poly::Ifma,
+    ),
+    (
+        "cryptoreg_algos::chacha20poly1305::simd::entry::rfc7539_open_avx512ifma",
         Kind::Avx10_512,
         Poly::Ifma,
     ),

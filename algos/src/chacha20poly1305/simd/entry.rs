@@ -12,7 +12,7 @@
 //! themselves when the text is long enough for the vector path, else take the scalar
 //! step), the Poly1305 sum as three 64-bit limbs.
 
-use super::fused::{absorb_padded, crypt, seal_keyed};
+use super::fused::{absorb_padded, crypt, open_keyed, seal_keyed};
 use crate::poly1305::simd::ifma::Lanes44;
 use crate::poly1305::simd::lanes::ScalarLanes;
 use crate::poly1305::simd::scalar::{Acc, R64};
@@ -35,7 +35,7 @@ pub(crate) fn r64(r: &RLimbs) -> R64 {
 
 macro_rules! entries {
     ($($(#[$doc:meta])* $features:literal, $v:ty, $p:ty => $enc:ident, $dec:ident, $aad:ident,
-        $seal:ident;)*) => {$(
+        $seal:ident, $open:ident;)*) => {$(
         $(#[$doc])*
         /// Encrypts `len` bytes from `src` into `dst` and absorbs the ciphertext (the last
         /// partial block zero-padded) into `h`; advances the counter in `s[12]`.
@@ -132,18 +132,52 @@ macro_rules! entries {
             *r = [r64.r0, r64.r1, r64.s1];
             zeroize::Zeroize::zeroize(&mut r64);
         }
+
+        $(#[$doc])*
+        /// A whole open from the request's state at block 0 (`s[12] == 0`), as the
+        /// whole-seal entry: the one-time key from the first batch, the AAD, `len` bytes
+        /// of ciphertext from `src` absorbed and decrypted into `dst` (within
+        /// `raw::OPEN_AVX2` or `OPEN_ZMM` for the width: a first batch and a tail). Writes
+        /// `r`, `s` and `h` for the tag (the caller compares it and wipes `dst` on a
+        /// mismatch); advances the counter in `s[12]`.
+        ///
+        /// # Safety
+        /// As for the whole-seal entry, with `len` in the width's range.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $open(
+            s: &mut [u32; 16],
+            r: &mut RLimbs,
+            tag_s: &mut [u8; 16],
+            h: &mut [u64; 3],
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            let mut r64 = R64::default();
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe {
+                open_keyed::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len)
+            };
+            *r = [r64.r0, r64.r1, r64.s1];
+            zeroize::Zeroize::zeroize(&mut r64);
+        }
     )*};
 }
 
 entries! {
     /// `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
     "avx,avx2", Ymm<Vex>, ScalarLanes<Ymm<Vex>> => rfc7539_enc_avx2, rfc7539_dec_avx2,
-        rfc7539_aad_avx2, rfc7539_seal_avx2;
+        rfc7539_aad_avx2, rfc7539_seal_avx2, rfc7539_open_avx2;
     /// `rfc7539-chacha20-poly1305-avx512`: zmm, Poly1305 in radix 2^26.
     "avx,avx2,avx512f,avx512bw,avx512vl", Zmm, Lanes26<Zmm> => rfc7539_enc_avx512,
-        rfc7539_dec_avx512, rfc7539_aad_avx512, rfc7539_seal_avx512;
+        rfc7539_dec_avx512, rfc7539_aad_avx512, rfc7539_seal_avx512, rfc7539_open_avx512;
     /// `rfc7539-chacha20-poly1305-avx512ifma`: zmm, Poly1305 in radix 2^44 on the 52-bit
     /// multiply-adds.
     "avx,avx2,avx512f,avx512bw,avx512vl,avx512ifma", Zmm, Lanes44 => rfc7539_enc_avx512ifma,
-        rfc7539_dec_avx512ifma, rfc7539_aad_avx512ifma, rfc7539_seal_avx512ifma;
+        rfc7539_dec_avx512ifma, rfc7539_aad_avx512ifma, rfc7539_seal_avx512ifma,
+        rfc7539_open_avx512ifma;
 }

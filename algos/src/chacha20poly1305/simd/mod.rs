@@ -20,9 +20,10 @@
 //! at 64 bytes about 280 MB/s against `rfc7539`'s 450 (`cryptoctl speed`, this project's
 //! VM).
 //!
-//! A one-shot text of at most `MID_TEXT` (640) bytes runs the avx2 entries in the zmm
-//! drivers too (measured on Zen 4: the ymm whole seal takes the one-time key from its
-//! first batch, the zmm entries compute it alone first).
+//! A one-shot text of at most `MID_TEXT` (640) bytes to seal, or `MID_OPEN` (959) bytes to
+//! open, runs the avx2 entries in the zmm drivers too (measured on Zen 4: the ymm whole
+//! seal and whole open take the one-time key from their first batch from 448 bytes on,
+//! the zmm ones only from 960, below which the zmm entries compute it alone first).
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -112,6 +113,12 @@ pub mod raw {
         super::fused::keyed_min::<crate::x86::vector::Ymm<crate::x86::vector::Vex>>();
     /// The shortest text of the zmm whole-seal entries (`rfc7539_seal_avx512*`).
     pub const SEAL_MIN_ZMM: usize = super::fused::keyed_min::<crate::x86::vector::Zmm>();
+    /// The text lengths of the avx2 whole-open entry (`rfc7539_open_avx2`).
+    pub const OPEN_AVX2: core::ops::Range<usize> =
+        super::fused::keyed_open_range::<crate::x86::vector::Ymm<crate::x86::vector::Vex>>();
+    /// The text lengths of the zmm whole-open entries (`rfc7539_open_avx512*`).
+    pub const OPEN_ZMM: core::ops::Range<usize> =
+        super::fused::keyed_open_range::<crate::x86::vector::Zmm>();
 
     /// The tag from a Poly1305 sum after AAD and text: the length block, the reduction,
     /// `s`.
@@ -182,10 +189,14 @@ impl Width {
     /// driver runs the avx2 entries, whose whole seal takes the one-time key from a ymm
     /// batch (from 448 bytes on) where the zmm entries compute it first, alone, and whose
     /// Poly1305 runs in general registers beside the rounds.
-    fn one_shot_width(self, len: usize) -> Width {
+    ///
+    /// Opening, the bound is [`MID_OPEN`] instead: below it the avx2 whole-open entry
+    /// takes the key from its first batch, the zmm ones could not.
+    fn one_shot_width(self, len: usize, encrypt: bool) -> Width {
+        let mid = if encrypt { MID_TEXT } else { MID_OPEN };
         match self {
-            Width::Avx512(t) if len <= MID_TEXT => Width::Avx2(t.avx2()),
-            Width::Avx512Ifma(t) if len <= MID_TEXT => Width::Avx2(t.avx2()),
+            Width::Avx512(t) if len <= mid => Width::Avx2(t.avx2()),
+            Width::Avx512Ifma(t) if len <= mid => Width::Avx2(t.avx2()),
             w => w,
         }
     }
@@ -196,6 +207,15 @@ impl Width {
             Width::Avx2(_) => (entry::rfc7539_seal_avx2, raw::SEAL_MIN_AVX2),
             Width::Avx512(_) => (entry::rfc7539_seal_avx512, raw::SEAL_MIN_ZMM),
             Width::Avx512Ifma(_) => (entry::rfc7539_seal_avx512ifma, raw::SEAL_MIN_ZMM),
+        }
+    }
+
+    /// The whole-open entry ([`fused::open_keyed`]) and the text lengths it takes.
+    fn open_entry(self) -> (SealFn, core::ops::Range<usize>) {
+        match self {
+            Width::Avx2(_) => (entry::rfc7539_open_avx2, raw::OPEN_AVX2),
+            Width::Avx512(_) => (entry::rfc7539_open_avx512, raw::OPEN_ZMM),
+            Width::Avx512Ifma(_) => (entry::rfc7539_open_avx512ifma, raw::OPEN_ZMM),
         }
     }
 
@@ -502,18 +522,24 @@ impl ChaChaPolySimd {
         let (key, nonce) = (req.key, &req.nonce);
         let mut io = RawInOut::from_inout(io);
         let (len, src, dst) = (io.len(), io.src(), io.dst());
-        let width = self.width.one_shot_width(len);
+        let width = self.width.one_shot_width(len, encrypt);
         let (seal, keyed_min) = width.seal_entry();
-        if encrypt && len >= keyed_min {
-            // The key from the first batch (`fused::seal_keyed`).
+        let (open, open_lens) = width.open_entry();
+        let keyed = if encrypt {
+            (len >= keyed_min).then_some(seal)
+        } else {
+            open_lens.contains(&len).then_some(open)
+        };
+        if let Some(whole) = keyed {
+            // The key from the first batch (`fused::seal_keyed`, `fused::open_keyed`).
             let mut s = state0(key, nonce);
             let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
             // SAFETY: the token in `width` (`self.width`'s or one it implies) proves the
-            // entry's features; `aad` is readable; `io` holds `len` readable bytes at `src` and writable at `dst`
-            // (one buffer, or two that do not overlap), at least the entry's minimum; the
-            // counter room was checked; `s` is at block 0.
+            // entry's features; `aad` is readable; `io` holds `len` readable bytes at
+            // `src` and writable at `dst` (one buffer, or two that do not overlap), a
+            // length the entry takes; the counter room was checked; `s` is at block 0.
             unsafe {
-                seal(
+                whole(
                     &mut s,
                     &mut rl,
                     &mut tag_s,
@@ -613,6 +639,15 @@ const _: () = assert!(SHORT_TEXT.is_multiple_of(64));
 /// 1417-1447, 1543-1688 -> 1540-1573; open 1003-1022 -> 1209-1335, 1118-1175 -> 1242-1286,
 /// 1361-1372 -> 1195-1234, 1490-1513 -> 1272-1361. From 768 bytes on the zmm rows win.
 const MID_TEXT: usize = 640;
+
+/// The longest one-shot text that the zmm drivers open with the avx2 entries: one below
+/// the shortest text of the zmm whole-open entry (`raw::OPEN_ZMM`), which takes the
+/// one-time key from its first batch; the avx2 one does so from 448 bytes. Measured on Zen
+/// 4 (`cryptoctl speed`, 13 bytes of AAD, open, three runs, MB/s, `-avx512ifma` on its own
+/// entries against `-avx2`): 641 / 768 / 896 / 959 bytes 1088-1092 / 1301-1314 / 1458-1463
+/// / 1487-1506 against 1341-1377 / 1505-1521 / 1637-1653 / 1631-1709; at 960 the zmm
+/// whole open wins, 1823-1848 against 1577-1639.
+const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
 
 /// The short path's buffer: the key block (wiped by [`ChaChaPolySimd::short`]), then the
 /// text (ciphertext, or plaintext that `open` wipes). Not `Zeroizing`: wiping all of it
