@@ -227,6 +227,12 @@ unsafe fn horizontal<V: Word32Vec>(
 /// one. On zmm, 5 to 8 blocks take two rows instead of an 8-lane vertical batch on ymm,
 /// and 9 to 12 three rows instead of a masked 16-lane vertical batch (`cryptoctl speed
 /// chacha20`, `chacha20-avx512f`: 320 bytes 1751 -> 1901 MB/s, 512 bytes 2717 -> 3079).
+/// On ymm, 3 and 4 blocks take two rows and 5 and 6 three, instead of a 4-lane vertical
+/// batch on xmm or an 8-lane one on ymm (Zen 4, two alternating runs, MB/s at 130 / 192 /
+/// 256 / 384 bytes: `chacha20-avx2` 789 / 1164-1165 / 1541 / 2061-2129 -> 1000-1031 /
+/// 1440-1525 / 1922-2004 / 2363-2382, `chacha20-avx512vl` 1025 / 1479-1499 / 1957-1980 /
+/// 2904-2950 -> 1284 / 1881-1887 / 2472-2490 / 3174-3193); four rows for 7 and 8 blocks
+/// measured slower than the vertical batch (448 bytes 2446-2457 -> 2267-2285).
 ///
 /// # Safety
 /// As for [`horizontal`], with `len <= 64 * ROWS * V::LANES` (the keystream of the rows
@@ -398,6 +404,17 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
             return;
         }
         if V::LANES == 4 && blocks > 8 && blocks <= 12 {
+            horizontal_rows::<V, 3>(s, counter, src, dst, left, between);
+            return;
+        }
+        // Ymm: 3 to 6 blocks as two or three rows, instead of a 4-lane vertical batch on
+        // xmm or an 8-lane one on ymm (7 and 8 blocks stay vertical: four rows measured
+        // slower there).
+        if V::LANES == 2 && blocks > 2 && blocks <= 4 {
+            horizontal_rows::<V, 2>(s, counter, src, dst, left, between);
+            return;
+        }
+        if V::LANES == 2 && blocks > 4 && blocks <= 6 {
             horizontal_rows::<V, 3>(s, counter, src, dst, left, between);
             return;
         }
