@@ -33,6 +33,35 @@ pub(crate) fn r64(r: &RLimbs) -> R64 {
     }
 }
 
+/// One whole-request entry (`rfc7539_seal_*`, `rfc7539_open_*`): the request's state at
+/// block 0, `r`, `s` and the sum written for the caller's tag, around the fused core
+/// `$core` ([`seal_keyed`] or [`open_keyed`]).
+macro_rules! whole_entry {
+    ($(#[$doc:meta])* $features:literal, $name:ident, $core:ident::<$v:ty, $p:ty>) => {
+        $(#[$doc])*
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            s: &mut [u32; 16],
+            r: &mut RLimbs,
+            tag_s: &mut [u8; 16],
+            h: &mut [u64; 3],
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            let mut r64 = R64::default();
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { $core::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len) };
+            *r = [r64.r0, r64.r1, r64.s1];
+            zeroize::Zeroize::zeroize(&mut r64);
+        }
+    };
+}
+
 macro_rules! entries {
     ($($(#[$doc:meta])* $features:literal, $v:ty, $p:ty => $enc:ident, $dec:ident, $aad:ident,
         $seal:ident, $open:ident;)*) => {$(
@@ -99,71 +128,33 @@ macro_rules! entries {
             *h = acc.h;
         }
 
-        $(#[$doc])*
-        /// A whole seal from the request's state at block 0 (`s[12] == 0`): the one-time
-        /// key from the first batch, the AAD (`aad_len` bytes at `aad`), `len` bytes from
-        /// `src` encrypted into `dst` (at least `raw::SEAL_MIN_AVX2` or `SEAL_MIN_ZMM` for
-        /// the width) and absorbed. Writes `r`, the key's `s` half and the sum `h` for the
-        /// tag; advances the counter in `s[12]`.
-        ///
-        /// # Safety
-        /// `aad` readable for `aad_len` bytes; `src` readable and `dst` writable for `len`
-        /// bytes, equal or disjoint, `len` at least the width's minimum; the CPU has this
-        /// function's features; `1 + ceil(len / 64) <= 2^32`.
-        #[inline(never)]
-        #[target_feature(enable = $features)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe fn $seal(
-            s: &mut [u32; 16],
-            r: &mut RLimbs,
-            tag_s: &mut [u8; 16],
-            h: &mut [u64; 3],
-            aad: *const u8,
-            aad_len: usize,
-            src: *const u8,
-            dst: *mut u8,
-            len: usize,
-        ) {
-            let mut r64 = R64::default();
-            // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe {
-                seal_keyed::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len)
-            };
-            *r = [r64.r0, r64.r1, r64.s1];
-            zeroize::Zeroize::zeroize(&mut r64);
+        whole_entry! {
+            $(#[$doc])*
+            /// A whole seal from the request's state at block 0 (`s[12] == 0`): the one-time
+            /// key from the first batch, the AAD (`aad_len` bytes at `aad`), `len` bytes from
+            /// `src` encrypted into `dst` (at least `raw::SEAL_MIN_AVX2` or `SEAL_MIN_ZMM` for
+            /// the width) and absorbed. Writes `r`, the key's `s` half and the sum `h` for the
+            /// tag; advances the counter in `s[12]`.
+            ///
+            /// # Safety
+            /// `aad` readable for `aad_len` bytes; `src` readable and `dst` writable for `len`
+            /// bytes, equal or disjoint, `len` at least the width's minimum; the CPU has this
+            /// function's features; `1 + ceil(len / 64) <= 2^32`.
+            $features, $seal, seal_keyed::<$v, $p>
         }
 
-        $(#[$doc])*
-        /// A whole open from the request's state at block 0 (`s[12] == 0`), as the
-        /// whole-seal entry: the one-time key from the first batch, the AAD, `len` bytes
-        /// of ciphertext from `src` absorbed and decrypted into `dst` (within
-        /// `raw::OPEN_AVX2` or `OPEN_ZMM` for the width: a first batch and a tail). Writes
-        /// `r`, `s` and `h` for the tag (the caller compares it and wipes `dst` on a
-        /// mismatch); advances the counter in `s[12]`.
-        ///
-        /// # Safety
-        /// As for the whole-seal entry, with `len` in the width's range.
-        #[inline(never)]
-        #[target_feature(enable = $features)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe fn $open(
-            s: &mut [u32; 16],
-            r: &mut RLimbs,
-            tag_s: &mut [u8; 16],
-            h: &mut [u64; 3],
-            aad: *const u8,
-            aad_len: usize,
-            src: *const u8,
-            dst: *mut u8,
-            len: usize,
-        ) {
-            let mut r64 = R64::default();
-            // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe {
-                open_keyed::<$v, $p>(s, &mut r64, tag_s, h, aad, aad_len, src, dst, len)
-            };
-            *r = [r64.r0, r64.r1, r64.s1];
-            zeroize::Zeroize::zeroize(&mut r64);
+        whole_entry! {
+            $(#[$doc])*
+            /// A whole open from the request's state at block 0 (`s[12] == 0`), as the
+            /// whole-seal entry: the one-time key from the first batch, the AAD, `len` bytes
+            /// of ciphertext from `src` absorbed and decrypted into `dst` (within
+            /// `raw::OPEN_AVX2` or `OPEN_ZMM` for the width: a first batch and a tail). Writes
+            /// `r`, `s` and `h` for the tag (the caller compares it and wipes `dst` on a
+            /// mismatch); advances the counter in `s[12]`.
+            ///
+            /// # Safety
+            /// As for the whole-seal entry, with `len` in the width's range.
+            $features, $open, open_keyed::<$v, $p>
         }
     )*};
 }

@@ -279,6 +279,45 @@ impl<'a, P: PolyLanes> Stitch<'a, P> {
         }
     }
 
+    /// The Poly1305 side of a whole request once [`key_batch`] has given `r`: `r^2`,
+    /// `r^4`, `r^8` by squaring when the backend uses powers (a pass starts with `r^8`,
+    /// the rest follow during the next batch), nothing queued.
+    ///
+    /// # Safety
+    /// The CPU has `P`'s features.
+    #[inline(always)]
+    unsafe fn keyed(r: &R64) -> Self {
+        let pow = if P::POWERS {
+            Powers::squares(r)
+        } else {
+            Powers::none()
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Stitch::new(pow, r) }
+    }
+
+    /// The sum after `aad_len` bytes of AAD at `aad` (the vector path for a long one, with
+    /// all the powers computed now).
+    ///
+    /// # Safety
+    /// `aad` readable for `aad_len` bytes; the CPU has `P`'s features.
+    #[inline(always)]
+    unsafe fn aad(&mut self, aad: *const u8, aad_len: usize) -> Acc {
+        let mut acc = Acc::default();
+        let long = aad_len / GROUP_BYTES >= MIN_VECTOR_BLOCKS;
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            absorb_padded::<P>(
+                &mut acc,
+                &self.r,
+                long.then(|| self.pow.all()),
+                aad,
+                aad_len,
+            )
+        };
+        acc
+    }
+
     /// Queues `groups` whole groups of ciphertext at `ct` (the queue is empty: every
     /// caller queues once per batch), starting the pass with the first of them (`acc`
     /// entering lane 0) when none is running yet.
@@ -521,6 +560,43 @@ pub(crate) const fn keyed_min<V: Word32Vec>() -> usize {
     64 * (V::WORDS - 1)
 }
 
+/// The first vertical batch of a whole request ([`seal_keyed`], [`open_keyed`]) from block
+/// 0: `src` XORed into `out` for text blocks 1 to `V::WORDS - 1`, the counter left at block
+/// `V::WORDS`; returns `r` out of block 0 and writes its `s` into `tag_s` (the key block
+/// wiped).
+///
+/// # Safety
+/// `s` is at block 0; `src` readable and `out` writable for `keyed_min::<V>()` bytes,
+/// equal or disjoint; the CPU has `V`'s features.
+#[inline(always)]
+unsafe fn key_batch<V: Word32Vec>(
+    s: &mut [u32; 16],
+    tag_s: &mut [u8; 16],
+    src: *const u8,
+    out: *mut u8,
+) -> R64 {
+    // The key is the first 32 bytes of the returned vector.
+    const { assert!(V::BYTES >= 32 && V::BYTES <= 64) };
+    let mut key = [0u8; 64];
+    // SAFETY: forwarded from this function's contract; `key` has room for a vector.
+    unsafe { key_batch_between::<V>(s, src, out, &mut ()).store(key.as_mut_ptr()) };
+    s[12] = V::WORDS as u32;
+    let r;
+    (r, *tag_s) = super::one_time_key(&key);
+    zeroize::Zeroize::zeroize(&mut key);
+    r
+}
+
+/// The end of a whole request: `r` and the sum handed to the caller (for its tag), the
+/// local copies wiped.
+#[inline(always)]
+fn hand_over(mut r: R64, mut acc: Acc, r_out: &mut R64, h: &mut [u64; 3]) {
+    *r_out = r;
+    *h = acc.h;
+    zeroize::Zeroize::zeroize(&mut r);
+    zeroize::Zeroize::zeroize(&mut acc);
+}
+
 /// A whole seal from block 0: the one-time Poly1305 key comes out of the first vertical
 /// batch together with text blocks 1 to `V::WORDS - 1` ([`key_batch_between`]), rather
 /// than from a block of its own computed before anything else (one horizontal block whose
@@ -549,33 +625,17 @@ pub(crate) unsafe fn seal_keyed<V: Word32Vec, P: PolyLanes>(
 ) {
     let first = keyed_min::<V>();
     let group = GROUP_BYTES * P::BLOCKS;
-    // The key is the first 32 bytes of the returned vector; the first batch's text holds
-    // at least one group to start the pass with.
-    const {
-        assert!(V::BYTES >= 32 && V::BYTES <= 64);
-        assert!(keyed_min::<V>() >= GROUP_BYTES * P::BLOCKS);
-    }
+    // The first batch's text holds at least one group to start the pass with.
+    const { assert!(keyed_min::<V>() >= GROUP_BYTES * P::BLOCKS) };
     debug_assert!(s[12] == 0 && len >= first);
-    let mut key = [0u8; 64];
     // SAFETY: the first batch's `first <= len` bytes at `src` / `dst` (the caller's
     // promise), then the rest from there with the first batch's last `first % group`
-    // bytes of ciphertext before it (written by that batch, readable); `key` has room for
-    // a vector; features, counter room and the AAD per the caller.
+    // bytes of ciphertext before it (written by that batch, readable); features, counter
+    // room and the AAD per the caller.
     unsafe {
-        key_batch_between::<V>(s, src, dst, &mut ()).store(key.as_mut_ptr());
-        s[12] = V::WORDS as u32;
-        let mut r;
-        (r, *tag_s) = super::one_time_key(&key);
-        zeroize::Zeroize::zeroize(&mut key);
-        let mut acc = Acc::default();
-        let pow = if P::POWERS {
-            Powers::squares(&r)
-        } else {
-            Powers::none()
-        };
-        let mut st = Stitch::<P>::new(pow, &r);
-        let long_aad = aad_len / GROUP_BYTES >= MIN_VECTOR_BLOCKS;
-        absorb_padded::<P>(&mut acc, &r, long_aad.then(|| st.pow.all()), aad, aad_len);
+        let r = key_batch::<V>(s, tag_s, src, dst);
+        let mut st = Stitch::<P>::keyed(&r);
+        let mut acc = st.aad(aad, aad_len);
         st.queue(&acc, dst, first / group);
         batches::<V, P, true>(
             &mut st,
@@ -587,10 +647,7 @@ pub(crate) unsafe fn seal_keyed<V: Word32Vec, P: PolyLanes>(
             len - first,
             first % group,
         );
-        *r_out = r;
-        *h = acc.h;
-        zeroize::Zeroize::zeroize(&mut r);
-        zeroize::Zeroize::zeroize(&mut acc);
+        hand_over(r, acc, r_out, h);
     }
 }
 
@@ -632,7 +689,6 @@ pub(crate) unsafe fn open_keyed<V: Word32Vec, P: PolyLanes>(
     let first = keyed_min::<V>();
     let group = GROUP_BYTES * P::BLOCKS;
     const {
-        assert!(V::BYTES >= 32 && V::BYTES <= 64);
         assert!(keyed_min::<V>() >= GROUP_BYTES * P::BLOCKS);
         assert!(keyed_open_range::<V>().end <= 2 * MAX_CHUNK);
     }
@@ -644,26 +700,13 @@ pub(crate) unsafe fn open_keyed<V: Word32Vec, P: PolyLanes>(
     } else {
         dst
     };
-    let mut key = [0u8; 64];
     // SAFETY: `first <= len < 2 * MAX_CHUNK` bytes at `src` / `dst` / `out` (the caller's
     // promise, the buffer's size); `src` is only read until the copy at the end, which
-    // comes after every Poly1305 read; `key` has room for a vector; features, counter
-    // room and the AAD per the caller.
+    // comes after every Poly1305 read; features, counter room and the AAD per the caller.
     unsafe {
-        key_batch_between::<V>(s, src, out, &mut ()).store(key.as_mut_ptr());
-        s[12] = V::WORDS as u32;
-        let mut r;
-        (r, *tag_s) = super::one_time_key(&key);
-        zeroize::Zeroize::zeroize(&mut key);
-        let mut acc = Acc::default();
-        let pow = if P::POWERS {
-            Powers::squares(&r)
-        } else {
-            Powers::none()
-        };
-        let mut st = Stitch::<P>::new(pow, &r);
-        let long_aad = aad_len / GROUP_BYTES >= MIN_VECTOR_BLOCKS;
-        absorb_padded::<P>(&mut acc, &r, long_aad.then(|| st.pow.all()), aad, aad_len);
+        let r = key_batch::<V>(s, tag_s, src, out);
+        let mut st = Stitch::<P>::keyed(&r);
+        let mut acc = st.aad(aad, aad_len);
         let groups = len / group;
         st.queue(&acc, src, groups);
         let left = len - first;
@@ -681,9 +724,6 @@ pub(crate) unsafe fn open_keyed<V: Word32Vec, P: PolyLanes>(
             move_out::<V>(out, dst, len);
         }
         s[12] = s[12].wrapping_add(left.div_ceil(64) as u32);
-        *r_out = r;
-        *h = acc.h;
-        zeroize::Zeroize::zeroize(&mut r);
-        zeroize::Zeroize::zeroize(&mut acc);
+        hand_over(r, acc, r_out, h);
     }
 }

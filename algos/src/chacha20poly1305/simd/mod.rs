@@ -144,7 +144,7 @@ pub(crate) enum Width {
 type CryptFn =
     unsafe fn(&mut [u32; 16], &RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, *mut u8, usize);
 type AadFn = unsafe fn(&RLimbs, Option<&Powers>, &mut [u64; 3], *const u8, usize);
-type SealFn = unsafe fn(
+type WholeFn = unsafe fn(
     &mut [u32; 16],
     &mut RLimbs,
     &mut [u8; 16],
@@ -202,7 +202,7 @@ impl Width {
     }
 
     /// The whole-seal entry ([`fused::seal_keyed`]) and the shortest text it takes.
-    fn seal_entry(self) -> (SealFn, usize) {
+    fn seal_entry(self) -> (WholeFn, usize) {
         match self {
             Width::Avx2(_) => (entry::rfc7539_seal_avx2, raw::SEAL_MIN_AVX2),
             Width::Avx512(_) => (entry::rfc7539_seal_avx512, raw::SEAL_MIN_ZMM),
@@ -211,7 +211,7 @@ impl Width {
     }
 
     /// The whole-open entry ([`fused::open_keyed`]) and the text lengths it takes.
-    fn open_entry(self) -> (SealFn, core::ops::Range<usize>) {
+    fn open_entry(self) -> (WholeFn, core::ops::Range<usize>) {
         match self {
             Width::Avx2(_) => (entry::rfc7539_open_avx2, raw::OPEN_AVX2),
             Width::Avx512(_) => (entry::rfc7539_open_avx512, raw::OPEN_ZMM),

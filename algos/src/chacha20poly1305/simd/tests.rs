@@ -442,45 +442,9 @@ fn whole_seal_entries_match_the_generic_template() {
                 reference(&key)
                     .seal(&nonce, &aad, &mut want, &mut want_tag)
                     .unwrap();
-                let oop = rng.gen_bool(0.5);
-                let (so, doff) = (rng.gen_range(0..16), rng.gen_range(0..16));
-                let mut src = vec![0u8; tlen + 16];
-                src[so..so + tlen].copy_from_slice(&pt);
-                let mut dst = vec![0x5au8; tlen + 16];
-                let mut s = super::state0(&key, &nonce);
-                let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
-                let (sp, dp) = if oop {
-                    (src[so..].as_ptr(), dst[doff..].as_mut_ptr())
-                } else {
-                    let p = src[so..].as_mut_ptr();
-                    (p.cast_const(), p)
-                };
-                // SAFETY: the driver's token proves the entry's features; `tlen >= min`
-                // bytes at `sp` / `dp`, equal or disjoint; the AAD is readable; `s` is at
-                // block 0 and a few thousand bytes have counter room.
-                unsafe {
-                    seal(
-                        &mut s,
-                        &mut rl,
-                        &mut tag_s,
-                        &mut h,
-                        aad.as_ptr(),
-                        alen,
-                        sp,
-                        dp,
-                        tlen,
-                    )
-                };
-                let tag = super::raw::finish(&rl, &tag_s, h, alen, tlen);
-                let what = format!("{name} whole seal alen={alen} tlen={tlen} oop={oop}");
-                let got = if oop {
-                    assert_eq!(&src[so..so + tlen], &pt[..], "{what}: source changed");
-                    &dst[doff..doff + tlen]
-                } else {
-                    &src[so..so + tlen]
-                };
-                assert_eq!((got, tag), (&want[..], want_tag), "{what}");
-                assert_eq!(s[12] as usize, 1 + tlen.div_ceil(64), "{what}: counter");
+                let what = format!("{name} whole seal alen={alen} tlen={tlen}");
+                let (got, tag) = run_whole(seal, &key, &nonce, &aad, &pt, &mut rng, &what);
+                assert_eq!((&got[..], tag), (&want[..], want_tag), "{what}");
             }
         }
     }
@@ -509,45 +473,66 @@ fn whole_open_entries_match_the_generic_template() {
             reference(&key)
                 .seal(&nonce, &aad, &mut ct, &mut want_tag)
                 .unwrap();
-            let oop = rng.gen_bool(0.5);
-            let (so, doff) = (rng.gen_range(0..16), rng.gen_range(0..16));
-            let mut src = vec![0u8; tlen + 16];
-            src[so..so + tlen].copy_from_slice(&ct);
-            let mut dst = vec![0x5au8; tlen + 16];
-            let mut s = super::state0(&key, &nonce);
-            let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
-            let (sp, dp) = if oop {
-                (src[so..].as_ptr(), dst[doff..].as_mut_ptr())
-            } else {
-                let p = src[so..].as_mut_ptr();
-                (p.cast_const(), p)
-            };
-            // SAFETY: the driver's token proves the entry's features; `tlen` (in the
-            // entry's range) bytes at `sp` / `dp`, equal or disjoint; the AAD is readable;
-            // `s` is at block 0 and a few thousand bytes have counter room.
-            unsafe {
-                open(
-                    &mut s,
-                    &mut rl,
-                    &mut tag_s,
-                    &mut h,
-                    aad.as_ptr(),
-                    alen,
-                    sp,
-                    dp,
-                    tlen,
-                )
-            };
-            let tag = super::raw::finish(&rl, &tag_s, h, alen, tlen);
-            let what = format!("{name} whole open alen={alen} tlen={tlen} oop={oop}");
-            let got = if oop {
-                assert_eq!(&src[so..so + tlen], &ct[..], "{what}: source changed");
-                &dst[doff..doff + tlen]
-            } else {
-                &src[so..so + tlen]
-            };
-            assert_eq!((got, tag), (&pt[..], want_tag), "{what}");
-            assert_eq!(s[12] as usize, 1 + tlen.div_ceil(64), "{what}: counter");
+            let what = format!("{name} whole open alen={alen} tlen={tlen}");
+            let (got, tag) = run_whole(open, &key, &nonce, &aad, &ct, &mut rng, &what);
+            assert_eq!((&got[..], tag), (&pt[..], want_tag), "{what}");
         }
     }
+}
+
+/// Runs a whole-request entry (`seal` or `open` of [`super::Width`]) over `input`, in place
+/// or out of place (at random), at random offsets, and returns its output and tag. Asserts
+/// that the counter ends past the text and that an out-of-place source is unchanged.
+fn run_whole(
+    entry: super::WholeFn,
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    input: &[u8],
+    rng: &mut ChaCha8Rng,
+    what: &str,
+) -> (Vec<u8>, [u8; 16]) {
+    let tlen = input.len();
+    let oop = rng.gen_bool(0.5);
+    let (so, doff) = (rng.gen_range(0..16), rng.gen_range(0..16));
+    let mut src = vec![0u8; tlen + 16];
+    src[so..so + tlen].copy_from_slice(input);
+    let mut dst = vec![0x5au8; tlen + 16];
+    let mut s = super::state0(key, nonce);
+    let (mut rl, mut tag_s, mut h) = ([0u64; 3], [0u8; 16], [0u64; 3]);
+    let (sp, dp) = if oop {
+        (src[so..].as_ptr(), dst[doff..].as_mut_ptr())
+    } else {
+        let p = src[so..].as_mut_ptr();
+        (p.cast_const(), p)
+    };
+    // SAFETY: the caller's driver token proves the entry's features and `tlen` is a length
+    // the entry takes; `tlen` bytes at `sp` / `dp`, equal or disjoint; the AAD is readable;
+    // `s` is at block 0 and a few thousand bytes have counter room.
+    unsafe {
+        entry(
+            &mut s,
+            &mut rl,
+            &mut tag_s,
+            &mut h,
+            aad.as_ptr(),
+            aad.len(),
+            sp,
+            dp,
+            tlen,
+        )
+    };
+    let tag = super::raw::finish(&rl, &tag_s, h, aad.len(), tlen);
+    assert_eq!(
+        s[12] as usize,
+        1 + tlen.div_ceil(64),
+        "{what} oop={oop}: counter"
+    );
+    let got = if oop {
+        assert_eq!(&src[so..so + tlen], input, "{what}: source changed");
+        dst[doff..doff + tlen].to_vec()
+    } else {
+        src[so..so + tlen].to_vec()
+    };
+    (got, tag)
 }
