@@ -79,8 +79,9 @@ pub use registry::{
 };
 pub use selftest_api::{SelfTester, Shard, TestHost, TestOutcome, TestParams};
 pub use traits::{
-    check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl, HashState,
-    SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,
+    check_key_len, open_to_by_copy, seal_to_by_copy, AeadImpl, AeadLens, AeadState,
+    BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl, AEAD_MAX_TAG_SIZE,
+    AEAD_STATE_SIZE,
 };
 pub use walk::Direction;
 
@@ -104,8 +105,9 @@ pub mod driver {
     pub use crate::names;
     pub use crate::selftest_api::{SelfTester, TestHost, TestOutcome, TestParams};
     pub use crate::traits::{
-        check_key_len, AeadImpl, AeadLens, AeadState, BlockCipherImpl, ChainState, HashImpl,
-        HashState, SkcipherImpl, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE,
+        check_key_len, open_to_by_copy, seal_to_by_copy, AeadImpl, AeadLens, AeadState,
+        BlockCipherImpl, ChainState, HashImpl, HashState, SkcipherImpl, AEAD_MAX_TAG_SIZE,
+        AEAD_STATE_SIZE,
     };
     pub use crate::walk;
     pub use inventory;

@@ -17,7 +17,10 @@ use crate::walk::Direction;
 mod aead;
 mod hash;
 
-pub use aead::{AeadImpl, AeadLens, AeadState, AEAD_MAX_TAG_SIZE, AEAD_STATE_SIZE};
+pub use aead::{
+    open_to_by_copy, seal_to_by_copy, AeadImpl, AeadLens, AeadState, AEAD_MAX_TAG_SIZE,
+    AEAD_STATE_SIZE,
+};
 pub use hash::{HashImpl, HashState};
 
 /// The chaining value carried from one piece of a request to the next: the IV for CBC, the

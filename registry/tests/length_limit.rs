@@ -63,6 +63,9 @@ impl AeadImpl for Capped {
     fn finish(&self, st: &mut AeadState, tag: &mut [u8]) {
         self.toy.finish(st, tag)
     }
+    fn has_one_shot_to(&self) -> bool {
+        self.out_of_place
+    }
     fn seal_to(
         &self,
         nonce: &[u8],
@@ -70,12 +73,13 @@ impl AeadImpl for Capped {
         src: &[u8],
         dst: &mut [u8],
         tag: &mut [u8],
-    ) -> Option<Result<()>> {
-        self.out_of_place.then(|| {
-            over_cap(src.len())?;
-            dst.copy_from_slice(src);
-            self.seal(nonce, aad, dst, tag)
-        })
+    ) -> Result<()> {
+        if !self.out_of_place {
+            return seal_to_by_copy(self, nonce, aad, src, dst, tag);
+        }
+        over_cap(src.len())?;
+        dst.copy_from_slice(src);
+        self.seal(nonce, aad, dst, tag)
     }
     fn open_to(
         &self,
@@ -84,12 +88,13 @@ impl AeadImpl for Capped {
         src: &[u8],
         dst: &mut [u8],
         tag: &[u8],
-    ) -> Option<Result<()>> {
-        self.out_of_place.then(|| {
-            over_cap(src.len())?;
-            dst.copy_from_slice(src);
-            self.open(nonce, aad, dst, tag)
-        })
+    ) -> Result<()> {
+        if !self.out_of_place {
+            return open_to_by_copy(self, nonce, aad, src, dst, tag);
+        }
+        over_cap(src.len())?;
+        dst.copy_from_slice(src);
+        self.open(nonce, aad, dst, tag)
     }
 }
 

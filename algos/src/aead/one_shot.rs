@@ -12,8 +12,11 @@ pub(crate) fn one_shot_pair<'a>(
     dst: &'a mut [u8],
 ) -> cryptoreg_registry::Result<cryptoreg_registry::InOut<'a>> {
     let (s, d) = (src.len(), dst.len());
-    cryptoreg_registry::InOut::split(src, dst)
-        .ok_or(cryptoreg_registry::Error::LengthMismatch { src: s, dst: d })
+    // A branch, not `ok_or`: that built the error, and dropped it out of line, every call.
+    if s != d {
+        return Err(cryptoreg_registry::Error::LengthMismatch { src: s, dst: d });
+    }
+    Ok(cryptoreg_registry::InOut::Split { src, dst })
 }
 
 /// The one-shot methods of an [`AeadImpl`](cryptoreg_registry::AeadImpl) whose one-shot
@@ -46,6 +49,10 @@ macro_rules! one_shot_methods {
             self.open_into(nonce, aad, cryptoreg_registry::InOut::InPlace(data), tag)
         }
 
+        fn has_one_shot_to(&self) -> bool {
+            true
+        }
+
         fn seal_to(
             &self,
             nonce: &[u8],
@@ -53,11 +60,9 @@ macro_rules! one_shot_methods {
             src: &[u8],
             dst: &mut [u8],
             tag: &mut [u8],
-        ) -> Option<cryptoreg_registry::Result<()>> {
-            Some(
-                $crate::aead::one_shot::one_shot_pair(src, dst)
-                    .and_then(|io| self.seal_into(nonce, aad, io, tag)),
-            )
+        ) -> cryptoreg_registry::Result<()> {
+            let io = $crate::aead::one_shot::one_shot_pair(src, dst)?;
+            self.seal_into(nonce, aad, io, tag)
         }
 
         fn open_to(
@@ -67,11 +72,9 @@ macro_rules! one_shot_methods {
             src: &[u8],
             dst: &mut [u8],
             tag: &[u8],
-        ) -> Option<cryptoreg_registry::Result<()>> {
-            Some(
-                $crate::aead::one_shot::one_shot_pair(src, dst)
-                    .and_then(|io| self.open_into(nonce, aad, io, tag)),
-            )
+        ) -> cryptoreg_registry::Result<()> {
+            let io = $crate::aead::one_shot::one_shot_pair(src, dst)?;
+            self.open_into(nonce, aad, io, tag)
         }
     };
 }

@@ -87,10 +87,12 @@ pub fn iv_counter(iv: &[u8]) -> Option<u32> {
 /// Checks a 16-byte `chacha20` IV and the request length together (the rule every
 /// `chacha20` driver's `check_request` applies).
 pub fn check_chacha_request(iv: &[u8], len: usize) -> Result<()> {
-    let counter = iv_counter(iv).ok_or(Error::InvalidIvLength {
-        len: iv.len(),
-        expected: CHACHA_IV_SIZE,
-    })?;
+    let Some(counter) = iv_counter(iv) else {
+        return Err(Error::InvalidIvLength {
+            len: iv.len(),
+            expected: CHACHA_IV_SIZE,
+        });
+    };
     check_counter_room(counter, len)
 }
 

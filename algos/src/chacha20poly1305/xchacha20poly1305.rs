@@ -242,7 +242,7 @@ impl AeadImpl for XChaCha20Poly1305Generic {
         mac(&mut poly, aad, data);
         let mut mine = poly.finalize();
         let ok = tags_equal(&mine, tag);
-        mine.zeroize();
+        mine[..].zeroize();
         if !ok {
             // Nothing was decrypted; the buffer is wiped as the trait's contract says.
             data.zeroize();

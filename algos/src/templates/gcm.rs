@@ -121,10 +121,12 @@ impl GcmBase {
     fn begin(&self, nonce: &[u8], lens: &AeadLens) -> Result<([u8; BLOCK], [u8; BLOCK])> {
         check_gcm_lens(lens)?;
         check_gcm_authsize(&self.driver, lens.authsize)?;
-        let j0 = gcm_j0(nonce).ok_or(Error::InvalidIvLength {
-            len: nonce.len(),
-            expected: GCM_NONCE_LEN,
-        })?;
+        let Some(j0) = gcm_j0(nonce) else {
+            return Err(Error::InvalidIvLength {
+                len: nonce.len(),
+                expected: GCM_NONCE_LEN,
+            });
+        };
         // The walker hands the text tail (the last `text % chunk` bytes) to one tail call;
         // a CTR child that wants a different split is not one GCM can drive.
         let chunk = self.chunk_size();

@@ -375,7 +375,7 @@ impl AeadImpl for ChaChaPoly {
         let mut mine = [0u8; POLY1305_TAG_SIZE];
         self.finish(state, &mut mine);
         let ok = state.bytes[FLAGS] & 1 == 0 && tags_equal(&mine, tag);
-        mine.zeroize();
+        mine[..].zeroize();
         if ok {
             Ok(())
         } else {
@@ -416,7 +416,7 @@ impl AeadImpl for ChaChaPoly {
         let mut mine = [0u8; POLY1305_TAG_SIZE];
         st.finup(&len_block(aad.len() as u64, data.len() as u64), &mut mine);
         let ok = tags_equal(&mine, tag);
-        mine.zeroize();
+        mine[..].zeroize();
         if !ok {
             // Nothing was decrypted; the buffer is wiped as the trait's contract says.
             data.zeroize();

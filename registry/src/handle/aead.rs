@@ -18,7 +18,7 @@ use super::{wrong_type, Common, HandleGuard};
 use crate::alg::{DriverInfo, Factory};
 use crate::error::{Error, Result};
 use crate::host::HostFeatures;
-use crate::traits::{AeadImpl, AeadLens, AEAD_MAX_TAG_SIZE};
+use crate::traits::{AeadImpl, AEAD_MAX_TAG_SIZE};
 use crate::walk::{aead_walk, total_len, total_len_ro, Direction, Segs, TagOp};
 
 /// An AEAD handle (`gcm(aes)`, `rfc7539(chacha20,poly1305)`). The tag is detached: it is
@@ -28,6 +28,8 @@ pub struct Aead {
     imp: Box<dyn AeadImpl>,
     common: Common,
     authsize: usize,
+    /// The driver's [`AeadImpl::has_one_shot_to`], asked once.
+    has_one_shot_to: bool,
 }
 
 /// Like the other handles' `Debug` (names, generation, keyed; never key material), with
@@ -41,7 +43,7 @@ impl std::fmt::Debug for Aead {
     }
 }
 
-handle_clone!(Aead, Aead, authsize);
+handle_clone!(Aead, Aead, authsize, has_one_shot_to);
 
 impl Aead {
     pub(crate) fn build(
@@ -58,8 +60,10 @@ impl Aead {
                 len: info.out_size(),
             });
         }
+        let imp = f(host)?;
         Ok(Aead {
-            imp: f(host)?,
+            has_one_shot_to: imp.has_one_shot_to(),
+            imp,
             authsize: info.out_size(),
             common: Common::new(info, false, host, guard),
         })
@@ -193,9 +197,9 @@ impl Aead {
     /// Seals from `src` pieces into `dst` pieces (out of place; the lists may be divided
     /// differently but must hold the same number of bytes). One piece each (and at most
     /// one AAD piece) goes to the driver's out-of-place one-shot call when it has one
-    /// ([`AeadImpl::seal_to`]); otherwise, up to 2048 bytes, it is copied into `dst` and
-    /// sealed there by the in-place one-shot call. Anything else goes through the segment
-    /// walker.
+    /// ([`AeadImpl::has_one_shot_to`]); otherwise, up to 2048 bytes, to the default one,
+    /// which copies it into `dst` and seals it there with the in-place one-shot call.
+    /// Anything else goes through the segment walker.
     pub fn seal_to(
         &self,
         nonce: &[u8],
@@ -207,16 +211,10 @@ impl Aead {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
         if let (Some(a), [s], [d]) = (one_aad(aad), src, &mut *dst) {
-            if let Some(r) = self.imp.seal_to(nonce, a, s, d, tag) {
-                return r;
-            }
-            if len <= COPY_IN_PLACE_MAX {
-                // A short single-piece request: copied, then the driver's one-shot call in
-                // place, which costs less than the segment walker's calls. The driver's
-                // refusals come first, so a refused request writes nothing.
-                self.imp.check_request(nonce, lens(a, len, tag.len()))?;
-                d.copy_from_slice(s);
-                return self.imp.seal(nonce, a, d, tag);
+            if self.one_shot_to(len) {
+                // The driver's answer is returned as it is, never copied: see
+                // `AeadImpl::seal_to`.
+                return self.imp.seal_to(nonce, a, s, d, tag);
             }
         }
         aead_walk(
@@ -244,36 +242,31 @@ impl Aead {
     ) -> Result<()> {
         let len = self.check_to(nonce, tag.len(), src, dst)?;
         self.common.count(total_len_ro(aad) + len);
-        // One piece each: the driver's out-of-place call, or (short) the copy and the
-        // in-place one-shot call, as in `seal_to`; the driver wipes its output when the tag
-        // does not match, and so does the line below. Anything else: the segment walker.
-        let one_shot = match (one_aad(aad), src, &mut *dst) {
-            (Some(a), [s], [d]) => match self.imp.open_to(nonce, a, s, d, tag) {
-                Some(r) => Some(r),
-                None if len <= COPY_IN_PLACE_MAX => {
-                    self.imp.check_request(nonce, lens(a, len, tag.len()))?;
-                    d.copy_from_slice(s);
-                    Some(self.imp.open(nonce, a, d, tag))
-                }
-                None => None,
-            },
-            _ => None,
-        };
-        let r = one_shot.unwrap_or_else(|| {
-            aead_walk(
-                self.imp.as_ref(),
-                Direction::Decrypt,
-                nonce,
-                aad,
-                Segs::Split { src, dst },
-                len,
-                TagOp::Verify(tag),
-            )
-        });
+        if let (Some(a), [s], [d]) = (one_aad(aad), src, &mut *dst) {
+            if self.one_shot_to(len) {
+                return open_one_to(self.imp.as_ref(), nonce, a, s, d, tag);
+            }
+        }
+        let r = aead_walk(
+            self.imp.as_ref(),
+            Direction::Decrypt,
+            nonce,
+            aad,
+            Segs::Split { src, dst },
+            len,
+            TagOp::Verify(tag),
+        );
         if r.as_ref().is_err_and(may_have_written) {
             wipe(dst);
         }
         r
+    }
+
+    /// Whether a one-piece out-of-place request of `len` bytes goes to the driver's
+    /// `seal_to` / `open_to` (its own kernel, or the default copy for short requests)
+    /// rather than to the walker.
+    fn one_shot_to(&self, len: usize) -> bool {
+        self.has_one_shot_to || len <= COPY_IN_PLACE_MAX
     }
 
     fn check_to(
@@ -299,12 +292,27 @@ impl Aead {
 /// calls save the copy's pass over the data.
 const COPY_IN_PLACE_MAX: usize = 2048;
 
-/// The lengths of a one-piece request, for [`AeadImpl::check_request`].
-fn lens(aad: &[u8], text: usize, authsize: usize) -> AeadLens {
-    AeadLens {
-        aad: aad.len(),
-        text,
-        authsize,
+/// The driver's `open_to` of one piece, with the handle's own wipe of `dst` after any
+/// failure that may have written (as for every open). An `Ok` is answered with a new
+/// `Ok(())`, not passed on as the driver's value: copying that value read back, in
+/// 16-byte pieces, the 8-byte word the driver had just stored (see `AeadImpl::seal_to`).
+#[inline(always)]
+fn open_one_to(
+    imp: &dyn AeadImpl,
+    nonce: &[u8],
+    aad: &[u8],
+    src: &[u8],
+    dst: &mut [u8],
+    tag: &[u8],
+) -> Result<()> {
+    match imp.open_to(nonce, aad, src, dst, tag) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            if may_have_written(&e) {
+                dst.zeroize();
+            }
+            Err(e)
+        }
     }
 }
 

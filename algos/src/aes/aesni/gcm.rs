@@ -606,10 +606,13 @@ impl GcmAesni {
     fn check_request(&self, nonce: &[u8], lens: &AeadLens) -> Result<[u8; 16]> {
         check_gcm_authsize(DRIVER, lens.authsize)?;
         check_gcm_lens(lens)?;
-        gcm_j0(nonce).ok_or(Error::InvalidIvLength {
-            len: nonce.len(),
-            expected: GCM_NONCE_LEN,
-        })
+        let Some(j0) = gcm_j0(nonce) else {
+            return Err(Error::InvalidIvLength {
+                len: nonce.len(),
+                expected: GCM_NONCE_LEN,
+            });
+        };
+        Ok(j0)
     }
 
     /// One entry call for a whole request, from `io`'s source into its destination (the

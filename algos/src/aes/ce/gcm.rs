@@ -365,10 +365,13 @@ impl GcmCe {
     fn check_request(&self, nonce: &[u8], lens: &AeadLens) -> Result<[u8; 16]> {
         check_gcm_authsize(DRIVER, lens.authsize)?;
         check_gcm_lens(lens)?;
-        gcm_j0(nonce).ok_or(Error::InvalidIvLength {
-            len: nonce.len(),
-            expected: GCM_NONCE_LEN,
-        })
+        let Some(j0) = gcm_j0(nonce) else {
+            return Err(Error::InvalidIvLength {
+                len: nonce.len(),
+                expected: GCM_NONCE_LEN,
+            });
+        };
+        Ok(j0)
     }
 
     fn j0(st: &AeadState) -> [u8; 16] {

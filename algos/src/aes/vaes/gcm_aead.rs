@@ -197,10 +197,13 @@ impl GcmVaes {
 
 /// J0 of a 12-byte nonce, or the IV-length error (the streaming `start`).
 fn j0_of(nonce: &[u8]) -> Result<[u8; 16]> {
-    gcm_j0(nonce).ok_or(Error::InvalidIvLength {
-        len: nonce.len(),
-        expected: GCM_NONCE_LEN,
-    })
+    let Some(j0) = gcm_j0(nonce) else {
+        return Err(Error::InvalidIvLength {
+            len: nonce.len(),
+            expected: GCM_NONCE_LEN,
+        });
+    };
+    Ok(j0)
 }
 
 impl AeadImpl for GcmVaes {
