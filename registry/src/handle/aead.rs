@@ -130,10 +130,7 @@ impl Aead {
         self.check(nonce, tag.len())?;
         self.common.count(aad.len() + data.len());
         let r = self.imp.open(nonce, aad, data, tag);
-        if r.as_ref().is_err_and(may_have_written) {
-            data.zeroize();
-        }
-        r
+        wiped_on_failure(r, || data.zeroize())
     }
 
     /// Seals a request whose AAD and text are scattered over pieces, text in place.
@@ -188,10 +185,7 @@ impl Aead {
                 )
             }
         };
-        if r.as_ref().is_err_and(may_have_written) {
-            wipe(data);
-        }
-        r
+        wiped_on_failure(r, || wipe(data))
     }
 
     /// Seals from `src` pieces into `dst` pieces (out of place; the lists may be divided
@@ -244,7 +238,8 @@ impl Aead {
         self.common.count(total_len_ro(aad) + len);
         if let (Some(a), [s], [d]) = (one_aad(aad), src, &mut *dst) {
             if self.one_shot_to(len) {
-                return open_one_to(self.imp.as_ref(), nonce, a, s, d, tag);
+                let r = self.imp.open_to(nonce, a, s, d, tag);
+                return wiped_on_failure(r, || d.zeroize());
             }
         }
         let r = aead_walk(
@@ -256,10 +251,7 @@ impl Aead {
             len,
             TagOp::Verify(tag),
         );
-        if r.as_ref().is_err_and(may_have_written) {
-            wipe(dst);
-        }
-        r
+        wiped_on_failure(r, || wipe(dst))
     }
 
     /// Whether a one-piece out-of-place request of `len` bytes goes to the driver's
@@ -292,24 +284,18 @@ impl Aead {
 /// calls save the copy's pass over the data.
 const COPY_IN_PLACE_MAX: usize = 2048;
 
-/// The driver's `open_to` of one piece, with the handle's own wipe of `dst` after any
-/// failure that may have written (as for every open). An `Ok` is answered with a new
-/// `Ok(())`, not passed on as the driver's value: copying that value read back, in
-/// 16-byte pieces, the 8-byte word the driver had just stored (see `AeadImpl::seal_to`).
+/// An open's answer, with the handle's own wipe (`wipe`) after any failure that may have
+/// written. An `Ok` is answered with a new `Ok(())`, not passed on as the driver's value:
+/// a `Result<()>` travels through memory, and copying it read back, in 16-byte pieces, the
+/// 8-byte word the driver had just stored, which cannot be forwarded from the store (see
+/// `AeadImpl::seal_to`).
 #[inline(always)]
-fn open_one_to(
-    imp: &dyn AeadImpl,
-    nonce: &[u8],
-    aad: &[u8],
-    src: &[u8],
-    dst: &mut [u8],
-    tag: &[u8],
-) -> Result<()> {
-    match imp.open_to(nonce, aad, src, dst, tag) {
+fn wiped_on_failure(r: Result<()>, wipe: impl FnOnce()) -> Result<()> {
+    match r {
         Ok(()) => Ok(()),
         Err(e) => {
             if may_have_written(&e) {
-                dst.zeroize();
+                wipe();
             }
             Err(e)
         }
