@@ -182,11 +182,19 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 /// other ymm driver, `gcm-aes-vaes-avx10_256`, measured the same or slightly faster with
 /// it (same probe: about 63.5 to 63 cycles at AES-128, 77 to 74.5 at AES-256). The same
 /// move made zmm AES-256 about 10% slower (best / aws-lc-rs from 1.13x to 1.03x) and
-/// decryption on ymm no faster, so those keep the first round. `group` asserts at
-/// compile time that the multiplies end by the last middle round.
+/// decryption on ymm no faster, so those keep the first round. Decryption on zmm starts
+/// them at the third round: its multiplies read the ciphertext straight from the source,
+/// and from the first round they measured 2-3% slower than sealing (`cryptoreg-peers
+/// --suite aes-gcm`, open out of place / seal in place at 8 KiB, three alternating runs
+/// of the two builds on Zen 4: 0.96-0.97x at both key sizes with the first round, 0.98-1.00x
+/// with the third; `cryptoctl speed` open at 1420 / 16384 bytes 9411-9462 / 12252-12323 ->
+/// 9496-9583 / 12364-12406 MB/s). `group` asserts at compile time that the multiplies end
+/// by the last middle round.
 #[inline(always)]
 const fn ghash_first_round<V: SimdVec>(dec: bool) -> usize {
-    if V::BYTES == 64 || dec {
+    if V::BYTES == 64 && dec {
+        3
+    } else if V::BYTES == 64 || dec {
         1
     } else {
         2
