@@ -54,11 +54,11 @@
 //!
 //! Per-request setup is what a short request pays for, so it runs on the vector units
 //! too: keystream block 0 (the one-time key) comes from the width's ChaCha20 entry, not
-//! the portable block function. A one-shot text of at most 448 bytes (with AAD too short
-//! for the vector Poly1305 step) takes the short path: the key block and the text's blocks
-//! from ONE entry call over a stack buffer (key block, then a copy of the text: 2 to 8
-//! blocks, one or two horizontal zmm rows side by side / a vertical xmm or ymm batch), then
-//! the scalar Poly1305 step. There
+//! the portable block function. A one-shot text of at most 704 bytes on the zmm drivers,
+//! 448 on `-avx2` (with AAD too short for the vector Poly1305 step), takes the short path:
+//! the key block and the text's blocks from ONE entry call over a stack buffer (key block,
+//! then a copy of the text: 2 to 12 blocks, one to three horizontal zmm rows side by side /
+//! a vertical xmm or ymm batch), then the scalar Poly1305 step. There
 //! `open` keeps the plaintext in the stack buffer until the tag has matched, so the
 //! output only ever holds its old bytes (ciphertext, in place), the plaintext or zeros.
 //! The streaming calls keep the per-request state (counter and nonce, the Poly1305 sum,
@@ -183,6 +183,14 @@ impl Width {
         let (r, tag_s) = one_time_key(&block0[..]);
         block0[..].zeroize();
         (s, r, tag_s)
+    }
+
+    /// The longest text this width's short path takes ([`is_short`]).
+    fn short_text(self) -> usize {
+        match self {
+            Width::Avx2(_) => SHORT_TEXT_YMM,
+            Width::Avx512(_) | Width::Avx512Ifma(_) => SHORT_TEXT,
+        }
     }
 
     /// The width a one-shot request of `len` text bytes runs on: up to [`MID_TEXT`] a zmm
@@ -621,17 +629,28 @@ impl ChaChaPolySimd {
     }
 }
 
-/// The longest text of the short path: key block and text together fill at most the eight
-/// blocks of two horizontal zmm rows side by side (`-avx512`: the ChaCha20 core's 5-to-8
-/// block kernel) or of one vertical ymm batch (`-avx2`). Measured with `cryptoctl speed`
-/// and 13 bytes of AAD, seal, MB/s at 256 / 448 bytes, three alternating runs of a build
-/// with this limit at 192 and one at 448: `-avx512ifma` 358–468 / 540–646 -> 699–807 /
-/// 960–1116, `-avx512` 362–584 / 548–667 -> 697–815 / 967–1094, `-avx2` 284–394 /
-/// 579–763 -> 536–609 / 849–884. Up to 704 bytes (three rows) gained nothing measurable:
-/// there the scalar Poly1305 step over 30 to 44 blocks costs what the one call saves.
-const SHORT_TEXT: usize = 448;
+/// The longest text of the zmm drivers' short path: key block and text together fill at
+/// most the twelve blocks of three horizontal zmm rows side by side (the ChaCha20 core's
+/// 9-to-12 block kernel; one state's rounds are one dependency chain, so a third row costs
+/// little more time than two). Measured on Zen 4 with `cryptoctl speed` and 13 bytes of
+/// AAD, three alternating runs of a build with this limit at 512 and one at 704, MB/s,
+/// `-avx512ifma` at 576 / 640 / 704 bytes: seal 1346-1353 / 1378-1397 / 1288-1344 ->
+/// 1404-1405 / 1487-1491 / 1563, open 1240-1308 / 1320-1380 / 1431-1448 -> 1327-1334 /
+/// 1414-1421 / 1486-1498; and a build at 448 against one at 512: 480 / 512 bytes seal
+/// 1214-1230 / 1260-1276 -> 1290-1301 / 1333-1344, open 1064-1078 / 1220-1236 ->
+/// 1215-1233 / 1260-1271. (Earlier, against the entries before the whole seal and open,
+/// three rows had gained nothing measurable; the limit was 448.)
+const SHORT_TEXT: usize = 704;
+
+/// The longest text of the avx2 driver's short path: key block and text fill at most one
+/// vertical ymm batch of eight blocks. Measured with `cryptoctl speed` and 13 bytes of AAD,
+/// seal, MB/s at 256 / 448 bytes, three alternating runs of a build with this limit at 192
+/// and one at 448: 284–394 / 579–763 -> 536–609 / 849–884. At 512 (nine blocks) it
+/// measured about 10% slower than the whole seal (1134-1150 against 1262-1276 MB/s).
+const SHORT_TEXT_YMM: usize = 448;
+
 // `short` runs its entry over whole blocks of the buffer.
-const _: () = assert!(SHORT_TEXT.is_multiple_of(64));
+const _: () = assert!(SHORT_TEXT.is_multiple_of(64) && SHORT_TEXT_YMM.is_multiple_of(64));
 
 /// The longest one-shot text for which the zmm drivers run the avx2 entries
 /// ([`Width::one_shot_width`]). Measured on Zen 4 (`cryptoctl speed`, 13 bytes of AAD, three
@@ -654,27 +673,34 @@ const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
 /// (ciphertext, or plaintext that `open` wipes), in whole blocks. Zeroed, not wiped as a
 /// whole afterwards (`short` and its callers wipe what held secrets: wiping all of it per
 /// call would cost about as much as the rest of a 64-byte request), and sized by the
-/// text: zeroing all 512 bytes for a 16-byte text cost about 5% of its time (`cryptoctl
+/// text: zeroing 512 bytes for a 16-byte text cost about 5% of its time (`cryptoctl
 /// speed`, 13 bytes of AAD, three alternating runs, MB/s, `-avx512ifma` seal at 16 / 64 /
 /// 192 bytes: 103-108 / 396-398 / 901-903 -> 109-114 / 405-406 / 920-923).
 #[inline(always)]
 fn with_short_buf<R>(text: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    if text <= SMALL_SHORT_TEXT {
-        f(&mut [0u8; 64 + SMALL_SHORT_TEXT])
+    if text <= SHORT_BUF_TEXTS[0] {
+        f(&mut [0u8; 64 + SHORT_BUF_TEXTS[0]])
+    } else if text <= SHORT_BUF_TEXTS[1] {
+        f(&mut [0u8; 64 + SHORT_BUF_TEXTS[1]])
     } else {
         f(&mut [0u8; 64 + SHORT_TEXT])
     }
 }
 
-/// The longest text [`with_short_buf`] gives a 256-byte buffer (three blocks of text).
-const SMALL_SHORT_TEXT: usize = 192;
-const _: () = assert!(SMALL_SHORT_TEXT.is_multiple_of(64) && SMALL_SHORT_TEXT < SHORT_TEXT);
+/// The texts up to which [`with_short_buf`] gives a 256- and a 512-byte buffer.
+const SHORT_BUF_TEXTS: [usize; 2] = [192, 448];
+const _: () = assert!(
+    SHORT_BUF_TEXTS[0].is_multiple_of(64)
+        && SHORT_BUF_TEXTS[1].is_multiple_of(64)
+        && SHORT_BUF_TEXTS[1] < SHORT_TEXT
+        && SHORT_TEXT_YMM <= SHORT_TEXT
+);
 
-/// Whether a request takes the short path: a text of at most [`SHORT_TEXT`] bytes (its
+/// Whether a request takes the short path: a text of at most [`Width::short_text`] bytes (its
 /// Poly1305 is the scalar step whatever its length) and AAD too short for the vector
 /// Poly1305 step (which the short path does not run).
-fn is_short(aad: usize, text: usize) -> bool {
-    text <= SHORT_TEXT && !wants_powers(aad, 0)
+fn is_short(width: Width, aad: usize, text: usize) -> bool {
+    text <= width.short_text() && !wants_powers(aad, 0)
 }
 
 /// Absorbs `data` into `acc` with the scalar step, the last partial block zero-padded
@@ -801,7 +827,7 @@ impl ChaChaPolySimd {
         let len = io.len();
         let mut sub = subkey_buf();
         let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
-        let mut t = if is_short(aad.len(), len) {
+        let mut t = if is_short(self.width, aad.len(), len) {
             with_short_buf(len, |buf| {
                 let t = self.short(&req, aad, io.input(), true, buf);
                 io.output().copy_from_slice(&buf[64..64 + len]);
@@ -827,7 +853,7 @@ impl ChaChaPolySimd {
         let len = io.len();
         let mut sub = subkey_buf();
         let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
-        let ok = if is_short(aad.len(), len) {
+        let ok = if is_short(self.width, aad.len(), len) {
             // The plaintext stays in `buf` unless the tag matches, and is wiped there.
             with_short_buf(len, |buf| {
                 let mut t = self.short(&req, aad, io.input(), false, buf);
