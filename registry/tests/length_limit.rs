@@ -17,8 +17,8 @@ const CAP: usize = 64;
 
 /// The toy AEAD with a length limit checked in `start`; with `out_of_place`, also
 /// out-of-place one-shot calls that check it first, as the fused GCM and ChaCha20-Poly1305
-/// drivers do. Without them, the handle copies short requests into the destination
-/// itself, and must ask the driver first.
+/// drivers do. Without them, the default calls (`seal_to_by_copy` / `open_to_by_copy`)
+/// copy short requests into the destination, and must ask the driver first.
 struct Capped {
     toy: ToyAead,
     out_of_place: bool,
@@ -178,4 +178,48 @@ fn over_the_limit_every_entry_point_refuses_and_writes_nothing() {
             assert_eq!(data, src, "{driver}: in-place text changed");
         }
     }
+}
+
+/// The default out-of-place calls of a driver without its own (`seal_to_by_copy` /
+/// `open_to_by_copy`): no own kernel claimed; buffers of two lengths refused with nothing
+/// written; otherwise the same bytes as the in-place calls, the source only read; a wrong
+/// tag wipes the destination.
+#[test]
+fn default_out_of_place_calls_copy_after_the_checks() {
+    let mut d = ToyAead::new(16, false, AeadFlaw::None);
+    d.set_key(&[3; 16]).unwrap();
+    assert!(!d.has_one_shot_to());
+    let (nonce, aad) = ([1u8; 12], [9u8; 5]);
+    let src: Vec<u8> = (0..40u8).collect();
+
+    let mut short = [0xA5u8; 39];
+    let mut tag = [0xA5u8; 16];
+    let r = d.seal_to(&nonce, &aad, &src, &mut short, &mut tag);
+    assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+    assert!(
+        short.iter().chain(&tag).all(|&b| b == 0xA5),
+        "a refused seal_to wrote"
+    );
+    let r = d.open_to(&nonce, &aad, &src, &mut short, &tag);
+    assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+    assert!(short.iter().all(|&b| b == 0xA5), "a refused open_to wrote");
+
+    let (mut ct, mut want_tag) = (src.clone(), [0u8; 16]);
+    d.seal(&nonce, &aad, &mut ct, &mut want_tag).unwrap();
+    let mut out = vec![0u8; src.len()];
+    d.seal_to(&nonce, &aad, &src, &mut out, &mut tag).unwrap();
+    assert_eq!((&out, tag), (&ct, want_tag), "seal_to differs from seal");
+
+    let mut back = vec![0u8; src.len()];
+    d.open_to(&nonce, &aad, &ct, &mut back, &tag).unwrap();
+    assert_eq!(back, src, "open_to");
+    tag[3] ^= 0x10;
+    let before = ct.clone();
+    let r = d.open_to(&nonce, &aad, &ct, &mut back, &tag);
+    assert_eq!(r, Err(Error::BadMessage));
+    assert!(
+        back.iter().all(|&b| b == 0),
+        "a failed open_to left plaintext"
+    );
+    assert_eq!(ct, before, "open_to changed its source");
 }

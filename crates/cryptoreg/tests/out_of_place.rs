@@ -1,7 +1,8 @@
 //! `seal_to` / `open_to` with one source and one destination piece: a driver with an
-//! out-of-place one-shot kernel (the VAES `gcm(aes)` drivers) takes them at any length;
-//! otherwise, up to 2048 bytes, the handle copies the source into the destination and
-//! makes the driver's one-shot call in place; longer or scattered requests go through the
+//! out-of-place one-shot kernel (`AeadImpl::has_one_shot_to`: the x86-64 GCM drivers,
+//! arm64's `gcm-aes-ce`, the fused ChaCha20-Poly1305 drivers) takes them at any length;
+//! otherwise, up to 2048 bytes, the default `seal_to` / `open_to` copy the source into the
+//! destination and make the driver's one-shot call in place; longer or scattered requests go through the
 //! segment walker. Either way the result must be what the in-place calls give, the source
 //! must stay as it was, and a failed tag check must leave the destination wiped.
 

@@ -188,7 +188,8 @@ pub trait AeadImpl: Send + Sync {
     /// own one-pass kernels (read `src`, write `dst`). The handle sends every one-piece
     /// out-of-place request to such a driver; to one without (`false`, the default) only
     /// short ones, which the default methods copy and run in place, and longer ones
-    /// through the streaming calls, which read one buffer and write the other.
+    /// through the streaming calls, which read one buffer and write the other. Asked once,
+    /// when the handle is built: the answer must not change for the driver's lifetime.
     fn has_one_shot_to(&self) -> bool {
         false
     }
@@ -275,6 +276,11 @@ pub fn seal_to_by_copy<A: AeadImpl + ?Sized>(
 
 /// The opening counterpart of [`seal_to_by_copy`]: checked, copied, opened in place
 /// (which wipes `dst` when the tag does not match). The default [`AeadImpl::open_to`].
+///
+/// The handle wipes `dst` after any error of an open but the refusals a driver makes
+/// before writing (`InvalidLength`, `InvalidIvLength`, `InvalidTagLength`,
+/// `InvalidAuthsize`, `LengthMismatch`, `NoKey`): a `check_request` that refuses with
+/// another error leaves `dst` zeroed, not as it was.
 pub fn open_to_by_copy<A: AeadImpl + ?Sized>(
     imp: &A,
     nonce: &[u8],

@@ -171,9 +171,11 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 
 /// The middle AES round of a group from which its GHASH multiplies run, one vector per
 /// round (so rounds `first .. first + N`; `R - 1 >= 9` middle rounds leave room for
-/// `N + 1 <= 9`).
+/// `first + N - 1 <= 9`: ymm `N = 8` from the first or second round, zmm `N = 4` from the
+/// first or third).
 ///
-/// The second round for encryption on ymm, the first otherwise. Where the multiplies sit
+/// The second round for encryption on ymm, the third for decryption on zmm, the first
+/// otherwise. Where the multiplies sit
 /// in the source only steers LLVM's schedule, not the work done, and the effect was
 /// measured, not derived. `gcm-aes-vaes-avx2` sealing 8 KiB (a probe calling the entry,
 /// builds interleaved, best of 30): about 72 to 69.5 cycles per 16 blocks at AES-128 and
