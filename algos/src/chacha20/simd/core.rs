@@ -397,8 +397,21 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
         if left == 0 {
             return;
         }
-        // Zmm: 5 to 12 blocks as two or three horizontal rows side by side.
+        // Zmm: 5 and 6 blocks as three EVEX ymm rows side by side, 7 to 12 as two or three
+        // zmm rows. Two zmm rows for 5 or 6 blocks measured 15-19% slower on Zen 4, whose
+        // 512-bit instructions take two 256-bit pipes each (`chacha20-avx512f` at 288 /
+        // 320 / 384 bytes 2045-2055 / 2276-2289 / 2725-2733 -> 2434-2435 / 2695-2698 /
+        // 3206-3210 MB/s; `rfc7539-chacha20-poly1305-avx512ifma` seal with 13 bytes of AAD
+        // at 256 / 320 bytes 971-973 / 1121-1123 -> 1068-1071 / 1227-1229). There the
+        // 8-lane ymm batch also beat two zmm rows at 7 and 8 blocks (`chacha20-avx512vl`
+        // 448 / 512 bytes about 3450 / 3930 against 3155 / 3600), but on the Intel VM the
+        // zmm rows had beaten it by 13% at 8 blocks, so those keep the zmm rows. Not
+        // measured on an Intel host: both row forms are latency-bound there.
         let blocks = left.div_ceil(BLOCK);
+        if V::LANES == 4 && blocks > 4 && blocks <= 6 {
+            horizontal_rows::<N<V>, 3>(s, counter, src, dst, left, between);
+            return;
+        }
         if V::LANES == 4 && blocks > 4 && blocks <= 8 {
             horizontal_rows::<V, 2>(s, counter, src, dst, left, between);
             return;
