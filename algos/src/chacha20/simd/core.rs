@@ -397,9 +397,9 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
         if left == 0 {
             return;
         }
-        // Zmm: 5 and 6 blocks as three EVEX ymm rows side by side, 7 to 12 as two or three
-        // zmm rows. Two zmm rows for 5 or 6 blocks measured 15-19% slower on Zen 4, whose
-        // 512-bit instructions take two 256-bit pipes each (`chacha20-avx512f` at 288 /
+        // Zmm: 5 and 6 blocks as three EVEX ymm rows side by side, 7 and 8 as two zmm
+        // rows (9 to 12 below). Two zmm rows for 5 or 6 blocks measured 15-19% slower on
+        // Zen 4, whose 512-bit instructions take two 256-bit pipes each (`chacha20-avx512f` at 288 /
         // 320 / 384 bytes 2045-2055 / 2276-2289 / 2725-2733 -> 2434-2435 / 2695-2698 /
         // 3206-3210 MB/s; `rfc7539-chacha20-poly1305-avx512ifma` seal with 13 bytes of AAD
         // at 256 / 320 bytes 971-973 / 1121-1123 -> 1068-1071 / 1227-1229). There the
@@ -410,6 +410,16 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
         let blocks = left.div_ceil(BLOCK);
         if V::LANES == 4 && blocks > 4 && blocks <= 6 {
             horizontal_rows::<N<V>, 3>(s, counter, src, dst, left, between);
+            return;
+        }
+        // Nine and ten blocks as five EVEX ymm rows: three zmm rows measured 13-16% slower
+        // there on Zen 4 (`chacha20-avx512f` 576 / 640 bytes 3244-3249 / 3553-3590 ->
+        // 3732-3759 / 4155-4159 MB/s; `-avx512ifma` seal 512 / 576 bytes, key block and 8
+        // or 9 text blocks on the short path, 1334-1339 / 1380-1404 -> 1395-1438 /
+        // 1460-1524, 1536 bytes, a 9-block tail, 2140-2154 -> 2280-2358; opening 1536
+        // bytes 2284-2313 -> 2245-2284). Eleven and twelve stay on three zmm rows.
+        if V::LANES == 4 && blocks > 8 && blocks <= 10 {
+            horizontal_rows::<N<V>, 5>(s, counter, src, dst, left, between);
             return;
         }
         if V::LANES == 4 && blocks > 4 && blocks <= 8 {
