@@ -12,11 +12,12 @@ pub(crate) fn one_shot_pair<'a>(
     dst: &'a mut [u8],
 ) -> cryptoreg_registry::Result<cryptoreg_registry::InOut<'a>> {
     let (s, d) = (src.len(), dst.len());
-    // A branch, not `ok_or`: that built the error, and dropped it out of line, every call.
-    if s != d {
+    // `let ... else`, not `ok_or`: that built the error, and dropped it out of line, every
+    // call.
+    let Some(io) = cryptoreg_registry::InOut::split(src, dst) else {
         return Err(cryptoreg_registry::Error::LengthMismatch { src: s, dst: d });
-    }
-    Ok(cryptoreg_registry::InOut::Split { src, dst })
+    };
+    Ok(io)
 }
 
 /// The one-shot methods of an [`AeadImpl`](cryptoreg_registry::AeadImpl) whose one-shot

@@ -224,9 +224,11 @@ unsafe fn horizontal<V: Word32Vec>(
 /// [`horizontal`] over `ROWS` independent states side by side (`ROWS * V::LANES` blocks,
 /// `len <= 64 * ROWS * V::LANES`): one state's rounds are a single dependency chain that
 /// leaves the vector ports idle most cycles, so two or three chains cost little more than
-/// one. On zmm, 5 to 8 blocks take two rows instead of an 8-lane vertical batch on ymm,
+/// one. On zmm, 5 to 8 blocks took two rows instead of an 8-lane vertical batch on ymm,
 /// and 9 to 12 three rows instead of a masked 16-lane vertical batch (`cryptoctl speed
-/// chacha20`, `chacha20-avx512f`: 320 bytes 1751 -> 1901 MB/s, 512 bytes 2717 -> 3079).
+/// chacha20`, `chacha20-avx512f`, on the Intel VM: 320 bytes 1751 -> 1901 MB/s, 512 bytes
+/// 2717 -> 3079); 5 and 6 blocks have since moved to three EVEX ymm rows and 9 and 10 to
+/// five, which measured faster on Zen 4 (`chacha20_xor_between`).
 /// On ymm, 3 and 4 blocks take two rows and 5 and 6 three, instead of a 4-lane vertical
 /// batch on xmm or an 8-lane one on ymm (Zen 4, two alternating runs, MB/s at 130 / 192 /
 /// 256 / 384 bytes: `chacha20-avx2` 789 / 1164-1165 / 1541 / 2061-2129 -> 1000-1031 /
@@ -397,38 +399,30 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
         if left == 0 {
             return;
         }
-        // Zmm: 5 and 6 blocks as three EVEX ymm rows side by side, 7 and 8 as two zmm
-        // rows (9 to 12 below). Two zmm rows for 5 or 6 blocks measured 15-19% slower on
-        // Zen 4, whose 512-bit instructions take two 256-bit pipes each (`chacha20-avx512f` at 288 /
-        // 320 / 384 bytes 2045-2055 / 2276-2289 / 2725-2733 -> 2434-2435 / 2695-2698 /
-        // 3206-3210 MB/s; `rfc7539-chacha20-poly1305-avx512ifma` seal with 13 bytes of AAD
-        // at 256 / 320 bytes 971-973 / 1121-1123 -> 1068-1071 / 1227-1229). There the
-        // 8-lane ymm batch also beat two zmm rows at 7 and 8 blocks (`chacha20-avx512vl`
-        // 448 / 512 bytes about 3450 / 3930 against 3155 / 3600), but on the Intel VM the
-        // zmm rows had beaten it by 13% at 8 blocks, so those keep the zmm rows. Not
-        // measured on an Intel host: both row forms are latency-bound there.
+        // Zmm: 5 to 12 blocks as horizontal rows side by side. 5 and 6 blocks as three
+        // EVEX ymm rows and 9 and 10 as five: two or three zmm rows measured 13-19% slower
+        // there on Zen 4, whose 512-bit instructions take two 256-bit pipes each
+        // (`chacha20-avx512f` at 288 / 320 / 384 bytes 2045-2055 / 2276-2289 / 2725-2733 ->
+        // 2434-2435 / 2695-2698 / 3206-3210 MB/s, 576 / 640 bytes 3244-3249 / 3553-3590 ->
+        // 3732-3759 / 4155-4159; `rfc7539-chacha20-poly1305-avx512ifma` seal with 13 bytes
+        // of AAD at 256 / 320 bytes 971-973 / 1121-1123 -> 1068-1071 / 1227-1229, at 512 /
+        // 576 bytes, key block and 8 or 9 text blocks on the short path, 1334-1339 /
+        // 1380-1404 -> 1395-1438 / 1460-1524, at 1536 bytes, a 9-block tail, 2140-2154 ->
+        // 2280-2358; opening 1536 bytes 2284-2313 -> 2245-2284). 7 and 8 blocks stay on
+        // two zmm rows: there the 8-lane ymm batch also beat them on Zen 4
+        // (`chacha20-avx512vl` 448 / 512 bytes about 3450 / 3930 against 3155 / 3600), but
+        // on the Intel VM the zmm rows had beaten it by 13% at 8 blocks. 11 and 12 stay on
+        // three zmm rows (six ymm rows would take as many pipe slots). The ymm row forms
+        // were not measured on an Intel host, where both forms are latency-bound.
         let blocks = left.div_ceil(BLOCK);
-        if V::LANES == 4 && blocks > 4 && blocks <= 6 {
-            horizontal_rows::<N<V>, 3>(s, counter, src, dst, left, between);
-            return;
-        }
-        // Nine and ten blocks as five EVEX ymm rows: three zmm rows measured 13-16% slower
-        // there on Zen 4 (`chacha20-avx512f` 576 / 640 bytes 3244-3249 / 3553-3590 ->
-        // 3732-3759 / 4155-4159 MB/s; `-avx512ifma` seal 512 / 576 bytes, key block and 8
-        // or 9 text blocks on the short path, 1334-1339 / 1380-1404 -> 1395-1438 /
-        // 1460-1524, 1536 bytes, a 9-block tail, 2140-2154 -> 2280-2358; opening 1536
-        // bytes 2284-2313 -> 2245-2284). Eleven and twelve stay on three zmm rows.
-        if V::LANES == 4 && blocks > 8 && blocks <= 10 {
-            horizontal_rows::<N<V>, 5>(s, counter, src, dst, left, between);
-            return;
-        }
-        if V::LANES == 4 && blocks > 4 && blocks <= 8 {
-            horizontal_rows::<V, 2>(s, counter, src, dst, left, between);
-            return;
-        }
-        if V::LANES == 4 && blocks > 8 && blocks <= 12 {
-            horizontal_rows::<V, 3>(s, counter, src, dst, left, between);
-            return;
+        if V::LANES == 4 {
+            match blocks {
+                5..=6 => return horizontal_rows::<N<V>, 3>(s, counter, src, dst, left, between),
+                7..=8 => return horizontal_rows::<V, 2>(s, counter, src, dst, left, between),
+                9..=10 => return horizontal_rows::<N<V>, 5>(s, counter, src, dst, left, between),
+                11..=12 => return horizontal_rows::<V, 3>(s, counter, src, dst, left, between),
+                _ => {}
+            }
         }
         // Ymm: 3 to 6 blocks as two or three rows, instead of a 4-lane vertical batch on
         // xmm or an 8-lane one on ymm (7 and 8 blocks stay vertical: four rows measured

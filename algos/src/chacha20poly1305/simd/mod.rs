@@ -605,8 +605,9 @@ impl ChaChaPolySimd {
     ) -> [u8; 16] {
         let n = 64 + text.len();
         // The entry runs over whole blocks (`buf` holds them: every size `with_short_buf`
-        // gives is a multiple of 64), so that it stores whole vectors: a masked store of a partial last vector
-        // cannot forward its data to the Poly1305 loads that follow at once.
+        // gives is a multiple of 64), so that it stores whole vectors: a masked store of a
+        // partial last vector cannot forward its data to the Poly1305 loads that follow at
+        // once.
         let blocks_end = n.next_multiple_of(64);
         let buf = &mut buf[..blocks_end];
         let mut s = state0(req.key, &req.nonce);
