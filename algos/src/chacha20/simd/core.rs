@@ -60,12 +60,28 @@ pub(crate) trait Interleave {
     /// (the implementation's own invariant: the fused core reads only ciphertext it
     /// queued, which stays valid and, while the call runs, unchanged).
     unsafe fn after_quarter(&mut self, q: usize);
+
+    /// How many of a vertical batch's double rounds, the first ones, run
+    /// [`after_quarter`](Self::after_quarter) (read once, before the rounds); the others
+    /// run bare. Two loops with no test inside, rather than one whose work asks each
+    /// quarter round whether anything is left: the fused core's steady state knows how
+    /// many groups it absorbs and keeps its values in registers. Horizontal kernels run
+    /// every double round's work regardless.
+    #[inline(always)]
+    fn busy(&self) -> usize {
+        DOUBLE_ROUNDS
+    }
 }
 
 /// Nothing between the quarter rounds: plain ChaCha20.
 impl Interleave for () {
     #[inline(always)]
     unsafe fn after_quarter(&mut self, _q: usize) {}
+
+    #[inline(always)]
+    fn busy(&self) -> usize {
+        0
+    }
 }
 
 /// The ChaCha quarter round (RFC 8439 §2.1) on four vectors.
@@ -92,6 +108,30 @@ unsafe fn quarter_at<V: Word32Vec>(x: &mut [V; 16], a: usize, b: usize, c: usize
     // SAFETY: forwarded.
     unsafe { quarter(&mut va, &mut vb, &mut vc, &mut vd) };
     (x[a], x[b], x[c], x[d]) = (va, vb, vc, vd);
+}
+
+/// One double round of a vertical state, `between`'s work after each quarter round.
+#[inline(always)]
+unsafe fn vertical_double_round<V: Word32Vec>(x: &mut [V; 16], between: &mut impl Interleave) {
+    // SAFETY: forwarded (the callers' contracts, `vertical`'s for `between`).
+    unsafe {
+        quarter_at(x, 0, 4, 8, 12);
+        between.after_quarter(0);
+        quarter_at(x, 1, 5, 9, 13);
+        between.after_quarter(1);
+        quarter_at(x, 2, 6, 10, 14);
+        between.after_quarter(2);
+        quarter_at(x, 3, 7, 11, 15);
+        between.after_quarter(3);
+        quarter_at(x, 0, 5, 10, 15);
+        between.after_quarter(4);
+        quarter_at(x, 1, 6, 11, 12);
+        between.after_quarter(5);
+        quarter_at(x, 2, 7, 8, 13);
+        between.after_quarter(6);
+        quarter_at(x, 3, 4, 9, 14);
+        between.after_quarter(7);
+    }
 }
 
 /// XORs keystream vector `ks` into the input at `off` and stores it at `off` of the
@@ -148,23 +188,12 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
             *xi = V::splat(*si);
         }
         x[12] = ctr;
-        for _ in 0..DOUBLE_ROUNDS {
-            quarter_at(&mut x, 0, 4, 8, 12);
-            between.after_quarter(0);
-            quarter_at(&mut x, 1, 5, 9, 13);
-            between.after_quarter(1);
-            quarter_at(&mut x, 2, 6, 10, 14);
-            between.after_quarter(2);
-            quarter_at(&mut x, 3, 7, 11, 15);
-            between.after_quarter(3);
-            quarter_at(&mut x, 0, 5, 10, 15);
-            between.after_quarter(4);
-            quarter_at(&mut x, 1, 6, 11, 12);
-            between.after_quarter(5);
-            quarter_at(&mut x, 2, 7, 8, 13);
-            between.after_quarter(6);
-            quarter_at(&mut x, 3, 4, 9, 14);
-            between.after_quarter(7);
+        let busy = between.busy().min(DOUBLE_ROUNDS);
+        for _ in 0..busy {
+            vertical_double_round(&mut x, between);
+        }
+        for _ in busy..DOUBLE_ROUNDS {
+            vertical_double_round(&mut x, &mut ());
         }
         for (i, xi) in x.iter_mut().enumerate() {
             let input = if i == 12 { ctr } else { V::splat(s[i]) };

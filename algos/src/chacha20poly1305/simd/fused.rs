@@ -380,6 +380,85 @@ impl<P: PolyLanes> Interleave for Stitch<'_, P> {
     }
 }
 
+impl<P: PolyLanes> Stitch<'_, P> {
+    /// One full vertical batch (`s`'s keystream from `src` into `dst`) absorbing what is
+    /// queued: in the steady state (a pass running, at most one group per double round
+    /// queued) through [`Steady`], else with the queue's own tests ([`Interleave`] above).
+    ///
+    /// # Safety
+    /// As [`batch_between`]'s, with the queued ciphertext readable and unchanged until the
+    /// batch's stores; the CPU has `V`'s and `P`'s features.
+    #[inline(always)]
+    unsafe fn batch<V: Word32Vec>(&mut self, s: &[u32; 16], src: *const u8, dst: *mut u8) {
+        match self.lanes.take() {
+            Some(lanes) if self.queued <= DOUBLE_ROUNDS => {
+                let mut steady = Steady {
+                    lanes,
+                    pow: &mut self.pow,
+                    at: self.at,
+                    groups: self.queued,
+                    // SAFETY: features per the caller.
+                    part: unsafe { P::new_part() },
+                };
+                // SAFETY: forwarded from this function's contract.
+                unsafe { batch_between::<V>(s, src, dst, &mut steady) };
+                self.lanes = Some(steady.lanes);
+                self.queued = 0;
+            }
+            lanes => {
+                self.lanes = lanes;
+                // SAFETY: forwarded from this function's contract.
+                unsafe { batch_between::<V>(s, src, dst, self) };
+            }
+        }
+    }
+}
+
+/// The steady state of the fused loop as an [`Interleave`]: a running pass absorbing
+/// `groups` queued groups in a vertical batch's first `groups` double rounds
+/// ([`Interleave::busy`]), one stage after each of its first [`PolyLanes::STAGES`]
+/// quarter rounds, and one missing power of `r` per double round. Unlike [`Stitch`] it
+/// asks nothing per quarter round (is a pass running, is anything left) and holds the
+/// lanes and the values between stages by value, so they stay in registers: on Zen 4 the
+/// queue's tests and the stage values it stored and reloaded were a fifth of the
+/// instructions of a double round.
+struct Steady<'s, 'a, P: PolyLanes> {
+    lanes: P,
+    pow: &'s mut Powers<'a>,
+    /// The group being absorbed.
+    at: *const u8,
+    groups: usize,
+    part: P::Part,
+}
+
+impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
+    #[inline(always)]
+    unsafe fn after_quarter(&mut self, q: usize) {
+        if q == 7 {
+            self.pow.step();
+        }
+        let every = 8 / P::STAGES;
+        let k = q / every;
+        if !q.is_multiple_of(every) || k >= P::STAGES {
+            return;
+        }
+        // SAFETY: this runs in the first `groups` double rounds only (`busy`), one group
+        // each, so `at` stays within the queued groups, which are readable and unchanged
+        // until the batch's stores (`Stitch::batch`); the stages of a group run in order.
+        unsafe {
+            self.lanes.absorb_stage(self.at, k, &mut self.part);
+            if k == P::STAGES - 1 {
+                self.at = self.at.add(GROUP_BYTES * P::BLOCKS);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn busy(&self) -> usize {
+        self.groups
+    }
+}
+
 /// Where the ciphertext starts: the output when encrypting, the input when decrypting.
 fn ct_start(src: *const u8, dst: *mut u8, encrypt: bool) -> *const u8 {
     if encrypt {
@@ -500,7 +579,7 @@ unsafe fn batches<V: Word32Vec, P: PolyLanes, const ENCRYPT: bool>(
                 // of it before it stores anything.
                 st.queue(acc, src.sub(carry), groups);
             }
-            batch_between::<V>(s, src, dst, st);
+            st.batch::<V>(s, src, dst);
             if ENCRYPT {
                 // The batch's ciphertext goes with the next batch (or the tail's).
                 st.queue(acc, dst.sub(carry), groups);
