@@ -41,32 +41,36 @@ static HORIZONTAL_STEP: [u32; 16] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0
 /// Bytes of one ChaCha20 block.
 const BLOCK: usize = 64;
 
-/// Double rounds per ChaCha20 block (RFC 8439: 20 rounds): a vertical batch runs
-/// [`Interleave`] work after each of their quarter rounds.
+/// Double rounds per ChaCha20 block (RFC 8439: 20 rounds): a kernel runs [`Interleave`]
+/// work after each quarter round of the first [`Interleave::busy`] of them.
 pub(crate) const DOUBLE_ROUNDS: usize = 10;
 
 /// Other work hung between the quarter rounds of a vertical batch (see [`vertical`]).
 /// A trait rather than a closure so that it is certain to be inlined into the caller's
 /// `#[target_feature]` entry (a closure was not, and its intrinsics became calls).
 pub(crate) trait Interleave {
-    /// Runs after quarter round `q` (0 to 7, a constant after inlining) of each double
-    /// round of one kernel call (a horizontal kernel runs 0 to 3 after its column round,
-    /// 4 to 7 after its diagonal one), before that call stores anything: whatever it
-    /// reads from the call's `src` or `dst` range is still as the call found it.
+    /// Runs after quarter round `q` (0 to 7, a constant after inlining) of each of the
+    /// first [`busy`](Self::busy) double rounds of one kernel call (a horizontal kernel
+    /// runs 0 to 3 after its column round, 4 to 7 after its diagonal one), before that
+    /// call stores anything: whatever it reads from the call's `src` or `dst` range is
+    /// still as the call found it.
     ///
     /// # Safety
     /// Called only from code compiled with the features the implementation uses (the
-    /// entries); the memory the implementation reads must be readable for the whole call
-    /// (the implementation's own invariant: the fused core reads only ciphertext it
-    /// queued, which stays valid and, while the call runs, unchanged).
+    /// entries), and by every kernel only in its first `busy()` double rounds (an
+    /// implementation may count on that bound); the memory the implementation reads must
+    /// be readable for the whole call (the implementation's own invariant: the fused core
+    /// reads only ciphertext it queued, which stays valid and, while the call runs,
+    /// unchanged).
     unsafe fn after_quarter(&mut self, q: usize);
 
-    /// How many of a vertical batch's double rounds, the first ones, run
-    /// [`after_quarter`](Self::after_quarter) (read once, before the rounds); the others
-    /// run bare. Two loops with no test inside, rather than one whose work asks each
-    /// quarter round whether anything is left: the fused core's steady state knows how
-    /// many groups it absorbs and keeps its values in registers. Horizontal kernels run
-    /// every double round's work regardless.
+    /// How many of a kernel call's double rounds, the first ones, run
+    /// [`after_quarter`](Self::after_quarter) (read once, before the rounds, at most
+    /// [`DOUBLE_ROUNDS`]); the others run bare. Two loops with no test inside, rather
+    /// than one whose work asks each quarter round whether anything is left: the fused
+    /// core's steady state knows how many groups it absorbs and keeps its values in
+    /// registers. Work an implementation does per double round (the fused core's powers
+    /// of `r`) happens in those double rounds only.
     #[inline(always)]
     fn busy(&self) -> usize {
         DOUBLE_ROUNDS
@@ -160,7 +164,8 @@ unsafe fn xor_out<V: Word32Vec, const PARTIAL: bool>(
 
 /// The keystream of `V::WORDS` blocks from block `counter` (the other words from `s`),
 /// XORed from `src` into `dst`: all `64 * V::WORDS` bytes, or with `PARTIAL` the first
-/// `len` of them. `between` runs after each quarter round, before anything is stored:
+/// `len` of them. `between` runs after each quarter round of its first
+/// [`busy`](Interleave::busy) double rounds, before anything is stored:
 /// the fused ChaCha20-Poly1305 core hangs the stages of its Poly1305 groups there, so that
 /// their multiply chains run beside the rounds' add / xor / rotate stream instead of after
 /// it (everyone else passes `()`, which compiles away).
@@ -232,11 +237,52 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
     }
 }
 
+/// One double round of `ROWS` horizontal states, `between`'s quarters 0 to 3 after the
+/// column round and 4 to 7 after the diagonal one.
+#[inline(always)]
+unsafe fn horizontal_double_round<V: Word32Vec, const ROWS: usize>(
+    a: &mut [V; ROWS],
+    b: &mut [V; ROWS],
+    c: &mut [V; ROWS],
+    d: &mut [V; ROWS],
+    between: &mut impl Interleave,
+) {
+    // SAFETY: forwarded (the callers' contracts, `horizontal_rows`'s for `between`).
+    unsafe {
+        for r in 0..ROWS {
+            quarter(&mut a[r], &mut b[r], &mut c[r], &mut d[r]);
+        }
+        for q in 0..4 {
+            between.after_quarter(q);
+        }
+        // Diagonals into columns, row b staying in place: a right by one word, c left by
+        // one, d left by two. Row b is the last one a quarter round writes and the first
+        // one the next reads (`a += b`), so shuffling it would put a shuffle on the one
+        // dependency chain every round; a, c and d are written earlier and are shuffled
+        // while the chain finishes b (one instruction of latency fewer per round: 13 -> 12
+        // with `vprold`, 14 -> 13 where rotates by 12 and 7 take two).
+        for r in 0..ROWS {
+            a[r] = a[r].shuffle32::<0x93>();
+            c[r] = c[r].shuffle32::<0x39>();
+            d[r] = d[r].shuffle32::<0x4e>();
+            quarter(&mut a[r], &mut b[r], &mut c[r], &mut d[r]);
+        }
+        for q in 4..8 {
+            between.after_quarter(q);
+        }
+        for r in 0..ROWS {
+            a[r] = a[r].shuffle32::<0x39>();
+            c[r] = c[r].shuffle32::<0x93>();
+            d[r] = d[r].shuffle32::<0x4e>();
+        }
+    }
+}
+
 /// The keystream of `V::LANES` blocks from block `counter` in the horizontal layout,
 /// XORed from `src` into `dst` over the first `len <= 64 * V::LANES` bytes. `between`
-/// runs as in [`vertical`], its quarters 0 to 3 after the column round and 4 to 7 after
-/// the diagonal one: these rounds are one dependency chain, whose latency the fused core's
-/// Poly1305 groups fill.
+/// runs as in [`vertical`] (in the first [`busy`](Interleave::busy) double rounds), its
+/// quarters 0 to 3 after the column round and 4 to 7 after the diagonal one: these rounds
+/// are one dependency chain, whose latency the fused core's Poly1305 groups fill.
 #[inline(always)]
 unsafe fn horizontal<V: Word32Vec>(
     s: &[u32; 16],
@@ -290,33 +336,12 @@ unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
             V::splat_row(&[first, s[13], s[14], s[15]]).add32(step)
         });
         let (mut a, mut b, mut c, mut d) = ([a0; ROWS], [b0; ROWS], [c0; ROWS], d0);
-        for _ in 0..DOUBLE_ROUNDS {
-            for r in 0..ROWS {
-                quarter(&mut a[r], &mut b[r], &mut c[r], &mut d[r]);
-            }
-            for q in 0..4 {
-                between.after_quarter(q);
-            }
-            // Diagonals into columns, row b staying in place: a right by one word, c left
-            // by one, d left by two. Row b is the last one a quarter round writes and the
-            // first one the next reads (`a += b`), so shuffling it would put a shuffle on
-            // the one dependency chain every round; a, c and d are written earlier and are
-            // shuffled while the chain finishes b (one instruction of latency fewer per
-            // round: 13 -> 12 with `vprold`, 14 -> 13 where rotates by 12 and 7 take two).
-            for r in 0..ROWS {
-                a[r] = a[r].shuffle32::<0x93>();
-                c[r] = c[r].shuffle32::<0x39>();
-                d[r] = d[r].shuffle32::<0x4e>();
-                quarter(&mut a[r], &mut b[r], &mut c[r], &mut d[r]);
-            }
-            for q in 4..8 {
-                between.after_quarter(q);
-            }
-            for r in 0..ROWS {
-                a[r] = a[r].shuffle32::<0x39>();
-                c[r] = c[r].shuffle32::<0x93>();
-                d[r] = d[r].shuffle32::<0x4e>();
-            }
+        let busy = between.busy().min(DOUBLE_ROUNDS);
+        for _ in 0..busy {
+            horizontal_double_round(&mut a, &mut b, &mut c, &mut d, between);
+        }
+        for _ in busy..DOUBLE_ROUNDS {
+            horizontal_double_round(&mut a, &mut b, &mut c, &mut d, &mut ());
         }
         for r in 0..ROWS {
             let out = V::lane_transpose([
@@ -333,7 +358,8 @@ unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
 }
 
 /// One whole vertical batch (`64 * V::WORDS` bytes) of the keystream of state `s` XORed
-/// from `src` into `dst`, with `between` run after each quarter round (see [`vertical`]):
+/// from `src` into `dst`, with `between` run after each quarter round of its first
+/// [`busy`](Interleave::busy) double rounds (see [`vertical`]):
 /// every read it makes happens before the batch's first store, so it may read `src` even
 /// in place. The counter is not written back.
 ///

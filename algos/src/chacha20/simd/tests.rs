@@ -88,3 +88,77 @@ fn write_state_is_init_state() {
         assert_eq!(s, crate::chacha20::init_state(&key, &iv), "case {i}");
     }
 }
+
+/// Counts the hooks a kernel call runs, per quarter-round slot, and says how many double
+/// rounds are busy.
+struct CountingHooks {
+    busy: usize,
+    calls: [usize; 8],
+}
+
+impl super::core::Interleave for CountingHooks {
+    unsafe fn after_quarter(&mut self, q: usize) {
+        self.calls[q] += 1;
+    }
+
+    fn busy(&self) -> usize {
+        self.busy
+    }
+}
+
+/// The keystream XORed over `buf` by the ymm core with `hooks` between the quarter rounds:
+/// a whole batch (512 bytes) through `batch_between`, shorter lengths through
+/// `chacha20_xor_between`, which hands `hooks` to the one kernel that takes them.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[target_feature(enable = "avx,avx2")]
+unsafe fn ymm_xor_with_hooks(s: &[u32; 16], buf: &mut [u8], hooks: &mut CountingHooks) {
+    type V = crate::x86::vector::Ymm<crate::x86::vector::Vex>;
+    let p = buf.as_mut_ptr();
+    // SAFETY: `buf.len()` (512 for the whole batch) bytes at `p`, in place; AVX2 per this
+    // function's contract.
+    unsafe {
+        if buf.len() == 512 {
+            super::core::batch_between::<V>(s, p, p, hooks);
+        } else {
+            super::core::chacha20_xor_between::<V>(s, p, p, buf.len(), hooks);
+        }
+    }
+}
+
+/// The kernels run the interleaved work after every quarter round of exactly their first
+/// `busy()` double rounds (0 to all ten; more counts as all), one kernel call per length
+/// here (a whole vertical ymm batch at 512 bytes, a partial one at 448, two horizontal
+/// rows at 192, one at 64), and the keystream does not depend on it (`busy()` splits the
+/// rounds into two loops).
+#[test]
+fn interleaved_work_runs_in_the_busy_double_rounds_only() {
+    if !std::is_x86_feature_detected!("avx2") {
+        eprintln!("interleaved_work_runs_in_the_busy_double_rounds_only: SKIPPED (no AVX2)");
+        return;
+    }
+    let mut s = [0u32; 16];
+    super::write_state(&mut s, &[7u8; 32], 1, &[9u8; 12]);
+    for len in [512usize, 448, 192, 64] {
+        let mut want = vec![0x5au8; len];
+        let mut none = CountingHooks {
+            busy: 0,
+            calls: [0; 8],
+        };
+        // SAFETY: AVX2 checked above.
+        unsafe { ymm_xor_with_hooks(&s, &mut want, &mut none) };
+        assert_eq!(none.calls, [0; 8], "{len}: busy 0 ran work");
+        for busy in 1..=12 {
+            let mut got = vec![0x5au8; len];
+            let mut hooks = CountingHooks {
+                busy,
+                calls: [0; 8],
+            };
+            // SAFETY: AVX2 checked above.
+            unsafe { ymm_xor_with_hooks(&s, &mut got, &mut hooks) };
+            assert_eq!(got, want, "{len} bytes, busy {busy}: keystream changed");
+            assert_eq!(hooks.calls, [busy.min(10); 8], "{len} bytes, busy {busy}");
+        }
+    }
+}

@@ -13,9 +13,12 @@
 //! the rounds now hide. Encryption absorbs a batch's ciphertext during the next batch (the
 //! last batch's during the tail's keystream, when a vertical kernel makes it, else after
 //! it); decryption absorbs a batch's ciphertext during that same batch, whose stores all
-//! come after its rounds, and its tail's during the tail. The powers of `r` are stitched too: an encryption that was not
-//! handed them computes them one multiply per double round of its first batch (the
-//! one-shot calls hand them over only for a long AAD), off the request's critical path.
+//! come after its rounds, and its tail's during the tail. A full batch with a pass
+//! running absorbs its groups through [`Steady`], which tests nothing per quarter round
+//! and keeps its values in registers. The powers of `r` are stitched too: an encryption
+//! that was not handed them computes them one multiply per double round of its first
+//! batch (the one-shot calls hand them over only for a long AAD), off the request's
+//! critical path.
 //! Measured with `cryptoctl speed` on the AVX-512 IFMA host, seal with `-avx512ifma`:
 //! 8 KiB 3523 MB/s one chunk after the other, about 3900 MB/s stitched, about 4100 MB/s
 //! with the powers stitched (1420 bytes: about 1950, then 2200 MB/s).
@@ -247,8 +250,11 @@ impl<'a> Powers<'a> {
 /// the whole groups of ciphertext queued for them, and the values between the stages of
 /// the group being absorbed. As an [`Interleave`], it runs the stages of a queued group
 /// spread evenly over a double round's eight quarter rounds (after quarter round `k * 8 /
-/// STAGES` for stage `k`), so a vertical batch absorbs one group per double round: with 8 groups per batch (`DOUBLE_ROUNDS >= 8`) the queue is empty again when
-/// the batch ends; and one missing power per double round.
+/// STAGES` for stage `k`), one group per double round, testing per quarter round whether
+/// a pass runs and anything is left, and steps one missing power per double round. It
+/// serves the kernels of a text's tail and a full batch with no pass running yet (an
+/// encryption's first, which only steps the powers); a full batch with a pass running goes
+/// through [`Steady`] ([`Stitch::batch`]).
 struct Stitch<'a, P: PolyLanes> {
     pow: Powers<'a>,
     /// `r`, for a backend that multiplies by it alone.
@@ -403,7 +409,7 @@ impl<P: PolyLanes> Stitch<'_, P> {
                 // SAFETY: forwarded from this function's contract.
                 unsafe { batch_between::<V>(s, src, dst, &mut steady) };
                 self.lanes = Some(steady.lanes);
-                self.queued = 0;
+                (self.at, self.queued) = (steady.at, 0);
             }
             lanes => {
                 self.lanes = lanes;
@@ -416,17 +422,21 @@ impl<P: PolyLanes> Stitch<'_, P> {
 
 /// The steady state of the fused loop as an [`Interleave`]: a running pass absorbing
 /// `groups` queued groups in a vertical batch's first `groups` double rounds
-/// ([`Interleave::busy`]), one stage after each of its first [`PolyLanes::STAGES`]
-/// quarter rounds, and one missing power of `r` per double round. Unlike [`Stitch`] it
-/// asks nothing per quarter round (is a pass running, is anything left) and holds the
-/// lanes and the values between stages by value, so they stay in registers: on Zen 4 the
-/// queue's tests and the stage values it stored and reloaded were a fifth of the
-/// instructions of a double round.
+/// ([`Interleave::busy`]), one group per double round, its stages spread as [`Stitch`]
+/// spreads them (stage `k` after quarter round `k * 8 / STAGES`), and one missing power of
+/// `r` per busy double round (the powers not stepped by the time they are needed are
+/// computed then: [`Powers::with`], [`Powers::all`]). Unlike [`Stitch`] it asks nothing
+/// per quarter round (is a pass running, is anything left) and holds the lanes and the
+/// values between stages by value, so they stay in registers: on Zen 4 the queue's tests
+/// and the stage values it stored and reloaded were a fifth of the instructions of a
+/// double round. It relies on the kernel calling it in the first `busy()` double rounds
+/// only, which every kernel honours ([`Interleave::after_quarter`]).
 struct Steady<'s, 'a, P: PolyLanes> {
     lanes: P,
     pow: &'s mut Powers<'a>,
-    /// The group being absorbed.
+    /// The next queued group (one past the last once all are absorbed).
     at: *const u8,
+    /// Queued groups: as many double rounds run the stages.
     groups: usize,
     part: P::Part,
 }
@@ -442,9 +452,10 @@ impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
         if !q.is_multiple_of(every) || k >= P::STAGES {
             return;
         }
-        // SAFETY: this runs in the first `groups` double rounds only (`busy`), one group
-        // each, so `at` stays within the queued groups, which are readable and unchanged
-        // until the batch's stores (`Stitch::batch`); the stages of a group run in order.
+        // SAFETY: this runs in the first `groups` double rounds only (`busy`, which every
+        // kernel honours), one group each, so the stages read within the queued groups
+        // (`at` ends one past the last), which are readable and unchanged until the
+        // batch's stores (`Stitch::batch`); the stages of a group run in order.
         unsafe {
             self.lanes.absorb_stage(self.at, k, &mut self.part);
             if k == P::STAGES - 1 {

@@ -164,6 +164,9 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
     for t in [
         0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513,
         1023, 1024, 1025, 2048, 4100,
+        // Several whole batches, exact multiples of both widths and not: the steady-state
+        // batches (`fused::Steady`) with 6, 7 and 8 groups queued, five or more in a row.
+        3072, 4096, 5120, 6209,
         // A whole batch, then a tail on each kernel the stitched tail can take: the zmm
         // vertical batch (over 512 bytes), the ymm one (257 to 512), horizontal (up to 256).
         1624, 1324, 1124, 3772,
@@ -181,6 +184,87 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
     }
     v.extend((0..150).map(|_| (rng.gen_range(0..600), rng.gen_range(0..5000))));
     v
+}
+
+/// The request through the streaming calls with the text's whole 64-byte chunks in ONE
+/// run (then the tail): the non-keyed fused path over several whole batches in a row
+/// (its first batch computes the powers of `r`, the next ones run `fused::Steady`), which
+/// the random run splits of [`streaming`] reach only by chance.
+fn one_run(
+    d: &dyn AeadImpl,
+    nonce: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    encrypt: bool,
+    out_of_place: bool,
+) -> [u8; 16] {
+    let mut st = AeadState::new();
+    let lens = AeadLens {
+        aad: aad.len(),
+        text: data.len(),
+        authsize: 16,
+    };
+    d.start(&mut st, nonce, lens).unwrap();
+    let whole_aad = aad.len() - aad.len() % 16;
+    d.absorb_aad(&mut st, &aad[..whole_aad]);
+    d.absorb_aad_tail(&mut st, &aad[whole_aad..]);
+    let whole = data.len() - data.len() % 64;
+    for (piece, tail) in [(0..whole, false), (whole..data.len(), true)] {
+        let src = data[piece.clone()].to_vec();
+        let dst = &mut data[piece];
+        let io = if out_of_place {
+            InOut::Split { src: &src, dst }
+        } else {
+            InOut::InPlace(dst)
+        };
+        match (encrypt, tail) {
+            (true, false) => d.encrypt_chunks(&mut st, io),
+            (false, false) => d.decrypt_chunks(&mut st, io),
+            (true, true) => d.encrypt_tail(&mut st, io),
+            (false, true) => d.decrypt_tail(&mut st, io),
+        }
+    }
+    let mut tag = [0u8; 16];
+    d.finish(&mut st, &mut tag);
+    tag
+}
+
+/// Several whole batches streamed in one run, both directions, in place and out of place,
+/// against the reference: 2, 3 and 6 zmm batches (4, 6 and 12 ymm ones), with and
+/// without a tail, with short and long AAD (a long AAD hands the text calls the powers).
+#[test]
+fn whole_batches_in_one_streamed_run_match_the_reference() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x57ead);
+    for (alg, _, nonce_len) in ALGS {
+        for (name, mut d) in drivers(alg) {
+            for tlen in [2048, 2048 + 100, 3072, 3072 + 64, 6144, 6144 + 65] {
+                for alen in [13, 300] {
+                    for oop in [false, true] {
+                        let mut key = [0u8; 32];
+                        rng.fill_bytes(&mut key);
+                        let mut nonce = vec![0u8; nonce_len];
+                        rng.fill_bytes(&mut nonce);
+                        let mut aad = vec![0u8; alen];
+                        rng.fill_bytes(&mut aad);
+                        let mut pt = vec![0u8; tlen];
+                        rng.fill_bytes(&mut pt);
+                        d.set_key(&key).unwrap();
+                        let mut want = pt.clone();
+                        let mut want_tag = [0u8; 16];
+                        reference_of(alg, &key)
+                            .seal(&nonce, &aad, &mut want, &mut want_tag)
+                            .unwrap();
+                        let what = format!("{name} alen={alen} tlen={tlen} oop={oop}");
+                        let mut ct = pt.clone();
+                        let tag = one_run(&d, &nonce, &aad, &mut ct, true, oop);
+                        assert_eq!((&ct, tag), (&want, want_tag), "{what} encrypt");
+                        let tag = one_run(&d, &nonce, &aad, &mut ct, false, oop);
+                        assert_eq!((&ct, tag), (&pt, want_tag), "{what} decrypt");
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// RFC 8439's vectors for `rfc7539`, draft-irtf-cfrg-xchacha-03's for `xchacha20poly1305`
