@@ -360,16 +360,26 @@ impl<'a, P: PolyLanes> Stitch<'a, P> {
     }
 }
 
+/// The stage of a group that runs after quarter round `q` (a constant after inlining),
+/// the `STAGES` stages spread evenly over a double round's eight quarter rounds (stage `k`
+/// after quarter round `k * 8 / STAGES`); `None` after the others.
+#[inline(always)]
+fn stage_after<P: PolyLanes>(q: usize) -> Option<usize> {
+    let every = 8 / P::STAGES;
+    let k = q / every;
+    (q.is_multiple_of(every) && k < P::STAGES).then_some(k)
+}
+
 impl<P: PolyLanes> Interleave for Stitch<'_, P> {
     #[inline(always)]
     unsafe fn after_quarter(&mut self, q: usize) {
         if q == 7 {
             self.pow.step();
         }
-        // Stages spread evenly over the double round's eight quarter rounds.
-        let every = 8 / P::STAGES;
-        let k = q / every;
-        if !q.is_multiple_of(every) || k >= P::STAGES || self.queued == 0 {
+        let Some(k) = stage_after::<P>(q) else {
+            return;
+        };
+        if self.queued == 0 {
             return;
         }
         if let Some(l) = self.lanes.as_mut() {
@@ -447,11 +457,9 @@ impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
         if q == 7 {
             self.pow.step();
         }
-        let every = 8 / P::STAGES;
-        let k = q / every;
-        if !q.is_multiple_of(every) || k >= P::STAGES {
+        let Some(k) = stage_after::<P>(q) else {
             return;
-        }
+        };
         // SAFETY: this runs in the first `groups` double rounds only (`busy`, which every
         // kernel honours), one group each, so the stages read within the queued groups
         // (`at` ends one past the last), which are readable and unchanged until the

@@ -102,6 +102,64 @@ fn reference(key: &[u8]) -> Box<dyn AeadImpl> {
     a
 }
 
+/// A random key, nonce, AAD and text of the given sizes.
+fn random_request(
+    rng: &mut ChaCha8Rng,
+    nonce_len: usize,
+    alen: usize,
+    tlen: usize,
+) -> ([u8; 32], Vec<u8>, Vec<u8>, Vec<u8>) {
+    let mut key = [0u8; 32];
+    rng.fill_bytes(&mut key);
+    let mut fill = |n: usize| {
+        let mut v = vec![0u8; n];
+        rng.fill_bytes(&mut v);
+        v
+    };
+    let nonce = fill(nonce_len);
+    let aad = fill(alen);
+    (key, nonce, aad, fill(tlen))
+}
+
+/// A request started for `aad_len` bytes of AAD and `text_len` of text with a 16-byte tag.
+fn started(d: &dyn AeadImpl, nonce: &[u8], aad_len: usize, text_len: usize) -> AeadState {
+    let mut st = AeadState::new();
+    let lens = AeadLens {
+        aad: aad_len,
+        text: text_len,
+        authsize: 16,
+    };
+    d.start(&mut st, nonce, lens).unwrap();
+    st
+}
+
+/// One streaming text call over `piece` (whole chunks, or the tail), in place or out of
+/// place (then from a copy of `piece` into it).
+fn text_call(
+    d: &dyn AeadImpl,
+    st: &mut AeadState,
+    piece: &mut [u8],
+    encrypt: bool,
+    tail: bool,
+    out_of_place: bool,
+) {
+    let src = piece.to_vec();
+    let io = if out_of_place {
+        InOut::Split {
+            src: &src,
+            dst: piece,
+        }
+    } else {
+        InOut::InPlace(piece)
+    };
+    match (encrypt, tail) {
+        (true, false) => d.encrypt_chunks(st, io),
+        (false, false) => d.decrypt_chunks(st, io),
+        (true, true) => d.encrypt_tail(st, io),
+        (false, true) => d.decrypt_tail(st, io),
+    }
+}
+
 /// The request through the streaming calls, as the walker makes them: AAD in runs of
 /// whole 16-byte chunks then the tail, text in runs of whole 64-byte chunks then the
 /// tail, each run in place or out of place.
@@ -113,13 +171,7 @@ fn streaming(
     encrypt: bool,
     rng: &mut ChaCha8Rng,
 ) -> [u8; 16] {
-    let mut st = AeadState::new();
-    let lens = AeadLens {
-        aad: aad.len(),
-        text: data.len(),
-        authsize: 16,
-    };
-    d.start(&mut st, nonce, lens).unwrap();
+    let mut st = started(d, nonce, aad.len(), data.len());
     let whole_aad = aad.len() - aad.len() % 16;
     let mut at = 0;
     while at < whole_aad {
@@ -130,30 +182,14 @@ fn streaming(
     d.absorb_aad_tail(&mut st, &aad[whole_aad..]);
     let whole = data.len() - data.len() % 64;
     let mut at = 0;
-    let run = |st: &mut AeadState, piece: &mut [u8], tail: bool, rng: &mut ChaCha8Rng| {
-        let oop = rng.gen_bool(0.5);
-        let src = piece.to_vec();
-        let io = if oop {
-            InOut::Split {
-                src: &src,
-                dst: &mut *piece,
-            }
-        } else {
-            InOut::InPlace(&mut *piece)
-        };
-        match (encrypt, tail) {
-            (true, false) => d.encrypt_chunks(st, io),
-            (false, false) => d.decrypt_chunks(st, io),
-            (true, true) => d.encrypt_tail(st, io),
-            (false, true) => d.decrypt_tail(st, io),
-        }
-    };
     while at < whole {
         let n = 64 * rng.gen_range(1..=(whole - at) / 64);
-        run(&mut st, &mut data[at..at + n], false, rng);
+        let oop = rng.gen_bool(0.5);
+        text_call(d, &mut st, &mut data[at..at + n], encrypt, false, oop);
         at += n;
     }
-    run(&mut st, &mut data[whole..], true, rng);
+    let oop = rng.gen_bool(0.5);
+    text_call(d, &mut st, &mut data[whole..], encrypt, true, oop);
     let mut tag = [0u8; 16];
     d.finish(&mut st, &mut tag);
     tag
@@ -198,32 +234,14 @@ fn one_run(
     encrypt: bool,
     out_of_place: bool,
 ) -> [u8; 16] {
-    let mut st = AeadState::new();
-    let lens = AeadLens {
-        aad: aad.len(),
-        text: data.len(),
-        authsize: 16,
-    };
-    d.start(&mut st, nonce, lens).unwrap();
+    let mut st = started(d, nonce, aad.len(), data.len());
     let whole_aad = aad.len() - aad.len() % 16;
     d.absorb_aad(&mut st, &aad[..whole_aad]);
     d.absorb_aad_tail(&mut st, &aad[whole_aad..]);
     let whole = data.len() - data.len() % 64;
-    for (piece, tail) in [(0..whole, false), (whole..data.len(), true)] {
-        let src = data[piece.clone()].to_vec();
-        let dst = &mut data[piece];
-        let io = if out_of_place {
-            InOut::Split { src: &src, dst }
-        } else {
-            InOut::InPlace(dst)
-        };
-        match (encrypt, tail) {
-            (true, false) => d.encrypt_chunks(&mut st, io),
-            (false, false) => d.decrypt_chunks(&mut st, io),
-            (true, true) => d.encrypt_tail(&mut st, io),
-            (false, true) => d.decrypt_tail(&mut st, io),
-        }
-    }
+    let (chunks, tail) = data.split_at_mut(whole);
+    text_call(d, &mut st, chunks, encrypt, false, out_of_place);
+    text_call(d, &mut st, tail, encrypt, true, out_of_place);
     let mut tag = [0u8; 16];
     d.finish(&mut st, &mut tag);
     tag
@@ -240,14 +258,7 @@ fn whole_batches_in_one_streamed_run_match_the_reference() {
             for tlen in [2048, 2048 + 100, 3072, 3072 + 64, 6144, 6144 + 65] {
                 for alen in [13, 300] {
                     for oop in [false, true] {
-                        let mut key = [0u8; 32];
-                        rng.fill_bytes(&mut key);
-                        let mut nonce = vec![0u8; nonce_len];
-                        rng.fill_bytes(&mut nonce);
-                        let mut aad = vec![0u8; alen];
-                        rng.fill_bytes(&mut aad);
-                        let mut pt = vec![0u8; tlen];
-                        rng.fill_bytes(&mut pt);
+                        let (key, nonce, aad, pt) = random_request(&mut rng, nonce_len, alen, tlen);
                         d.set_key(&key).unwrap();
                         let mut want = pt.clone();
                         let mut want_tag = [0u8; 16];
@@ -321,14 +332,7 @@ fn matches_the_reference() {
     for (alg, _, nonce_len) in ALGS {
         for (name, mut d) in drivers(alg) {
             for (alen, tlen) in lengths(&mut rng) {
-                let mut key = [0u8; 32];
-                rng.fill_bytes(&mut key);
-                let mut nonce = vec![0u8; nonce_len];
-                rng.fill_bytes(&mut nonce);
-                let mut aad = vec![0u8; alen];
-                rng.fill_bytes(&mut aad);
-                let mut pt = vec![0u8; tlen];
-                rng.fill_bytes(&mut pt);
+                let (key, nonce, aad, pt) = random_request(&mut rng, nonce_len, alen, tlen);
                 d.set_key(&key).unwrap();
                 let r = reference_of(alg, &key);
                 let mut want = pt.clone();
