@@ -340,10 +340,7 @@ fn raw_record_seal(reg: &Arc<cryptoreg::Registry>, rounds: usize) {
         for _ in 0..rounds {
             let t = Instant::now();
             for i in 0..n {
-                let buf = &mut store[at..at + len];
-                buf.copy_from_slice(&std::hint::black_box(&plain)[..len]);
-                let mut nonce = [0u8; 12];
-                nonce[4..].copy_from_slice(&(i as u64).to_le_bytes());
+                let (buf, nonce) = record(&mut store[at..], &plain[..len], i);
                 let mut tag = [0u8; 16];
                 h.seal(&nonce, &header, buf, &mut tag).unwrap();
                 std::hint::black_box(&tag);
@@ -351,10 +348,7 @@ fn raw_record_seal(reg: &Arc<cryptoreg::Registry>, rounds: usize) {
             a.push(t.elapsed().as_secs_f64() / n as f64);
             let t = Instant::now();
             for i in 0..n {
-                let buf = &mut store[at..at + len];
-                buf.copy_from_slice(&std::hint::black_box(&plain)[..len]);
-                let mut nonce = [0u8; 12];
-                nonce[4..].copy_from_slice(&(i as u64).to_le_bytes());
+                let (buf, nonce) = record(&mut store[at..], &plain[..len], i);
                 let tag = aws
                     .seal_in_place_separate_tag(
                         Nonce::assume_unique_for_key(nonce),
@@ -374,4 +368,14 @@ fn raw_record_seal(reg: &Arc<cryptoreg::Registry>, rounds: usize) {
             theirs / ours
         );
     }
+}
+
+/// Record `i` of [`raw_record_seal`]: its plaintext copied into the start of `store`, and
+/// its nonce.
+fn record<'a>(store: &'a mut [u8], plain: &[u8], i: usize) -> (&'a mut [u8], [u8; 12]) {
+    let buf = &mut store[..plain.len()];
+    buf.copy_from_slice(std::hint::black_box(plain));
+    let mut nonce = [0u8; 12];
+    nonce[4..].copy_from_slice(&(i as u64).to_le_bytes());
+    (buf, nonce)
 }
