@@ -15,6 +15,33 @@ pub fn run_bench(root: &Path, name: &str, args: &[String]) -> Result<(), String>
     let manifest = root.join("benches").join(name).join("Cargo.toml");
     let manifest = manifest.to_str().ok_or("the workspace path is not UTF-8")?;
     let mut cmd = vec!["run", "--release", "--manifest-path", manifest, "--"];
-    cmd.extend(args.iter().map(String::as_str));
+    cmd.extend(bench_args(args).iter().map(String::as_str));
     crate::cargo(&cmd)
+}
+
+/// The bench's own arguments: `args` without a leading `--`, so that `cargo xtask
+/// tls-bench -- --rounds 15` (the form cargo users type to pass arguments through) and
+/// `cargo xtask tls-bench --rounds 15` both reach the bench as `--rounds 15` (a `--` passed
+/// on made the bench refuse its arguments).
+fn bench_args(args: &[String]) -> &[String] {
+    match args.split_first() {
+        Some((first, rest)) if first == "--" => rest,
+        _ => args,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bench_args;
+
+    #[test]
+    fn a_leading_double_dash_is_dropped_and_nothing_else() {
+        let with = ["--", "--rounds", "15"].map(String::from);
+        let without = ["--rounds", "15"].map(String::from);
+        assert_eq!(bench_args(&with), &without[..]);
+        assert_eq!(bench_args(&without), &without[..]);
+        let later = ["--rounds", "--", "15"].map(String::from);
+        assert_eq!(bench_args(&later), &later[..]);
+        assert!(bench_args(&[]).is_empty());
+    }
 }

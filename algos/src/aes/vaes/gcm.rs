@@ -3,9 +3,10 @@
 //!
 //! The main loop handles 16 blocks per group (`N` = 8 ymm or 4 zmm vectors): the AES
 //! rounds of the next 16 counter blocks run interleaved with the GHASH multiplies of 16
-//! ciphertext blocks (the previous group when encrypting, whose ciphertext was just
-//! written; the current group when decrypting, read before it is overwritten), with one
-//! reduction per two groups (see [`gcm_crypt`]). The two chains are independent, so the AES and the
+//! ciphertext blocks of the previous group (when encrypting, the ciphertext it just wrote;
+//! when decrypting, the ciphertext it loaded for its own XOR, handed over in registers,
+//! since in place it has been overwritten by then), with one reduction per two groups
+//! (see [`gcm_crypt`]). The two chains are independent, so the AES and the
 //! carry-less multiply units work at the same time. Fewer blocks than a group go through
 //! a short path: the keystream vector by vector (masked or partial on the last one), and
 //! one GHASH of the zero-padded tail.
@@ -63,8 +64,19 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// byte-swapped and the others are made from it by adding [`be_step`]s, which saves
 /// `N - 1` shuffles (the shuffle port is the one the carry-less multiplies need).
 ///
-/// `gh` may equal `src` (decryption: every load of `src` happens before the stores to
-/// `dst`, and in place `dst == src` is stored vector by vector after its own load).
+/// With `HELD` the GHASH blocks are the raw vectors `hv` instead of those at `gh` (which
+/// is then not read): decryption hashes the previous group's ciphertext, loaded by that
+/// group. Returns the unreduced sums and the `N` vectors of `src` the group loaded (its
+/// ciphertext, when decrypting); in place, `dst == src` is stored vector by vector after
+/// its own load.
+///
+/// Measured on the Sapphire Rapids VM, decryption reading its own group's ciphertext at
+/// `gh == src` against hashing the previous group's from registers: `cargo xtask
+/// tls-bench` (TLS 1.3 AES-128-GCM, 16 KiB writes, records opened in place 5 bytes past
+/// the deframer buffer's start), five alternating runs of the two builds, 1.07-1.08x
+/// aws-lc-rs before, 1.10-1.11x after; the raw open of a 16 KiB record and `cryptoctl
+/// speed` read the same within noise. (Each source vector was loaded twice before, for
+/// the multiply and for the XOR.)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn group<
@@ -74,6 +86,7 @@ unsafe fn group<
     const G: bool,
     const FAST: bool,
     const DEC: bool,
+    const HELD: bool,
 >(
     schedule: *const [u8; 16],
     k: &[V; 15],
@@ -83,9 +96,10 @@ unsafe fn group<
     sums: Sums<V>,
     acc: V,
     gh: *const u8,
+    hv: [V; N],
     src: *const u8,
     dst: *mut u8,
-) -> Sums<V> {
+) -> (Sums<V>, [V; N]) {
     // SAFETY: 256 bytes at `gh`, `src` and `dst` are valid, 16 powers at `pw` and the
     // round keys `1..R` at `schedule` readable (caller, `N * LANES == 16`); target
     // features per the module contract.
@@ -130,7 +144,12 @@ unsafe fn group<
             };
             if G && r >= first && r < first + N {
                 let j = r - first;
-                let mut b = V::load(gh.add(j * V::BYTES)).bswap_lanes();
+                let raw = if HELD {
+                    hv[j]
+                } else {
+                    V::load(gh.add(j * V::BYTES))
+                };
+                let mut b = raw.bswap_lanes();
                 if j == 0 {
                     b = b.xor(acc);
                 }
@@ -138,13 +157,13 @@ unsafe fn group<
             }
         }
         let last = k[R];
+        let mut loaded = [V::zero(); N];
         for (j, xj) in x.iter().enumerate() {
             let off = j * V::BYTES;
-            V::load(src.add(off))
-                .xor(xj.aesenclast(last))
-                .store(dst.add(off));
+            loaded[j] = V::load(src.add(off));
+            loaded[j].xor(xj.aesenclast(last)).store(dst.add(off));
         }
-        sums
+        (sums, loaded)
     }
 }
 
@@ -185,9 +204,10 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 /// it (same probe: about 63.5 to 63 cycles at AES-128, 77 to 74.5 at AES-256). The same
 /// move made zmm AES-256 about 10% slower (best / aws-lc-rs from 1.13x to 1.03x) and
 /// decryption on ymm no faster, so those keep the first round. Decryption on zmm starts
-/// them at the third round: its multiplies read the ciphertext straight from the source,
-/// and from the first round they measured 2-3% slower than sealing (`cryptoreg-peers
-/// --suite aes-gcm`, open out of place / seal in place at 8 KiB, three alternating runs
+/// them at the third round: when its multiplies read the ciphertext straight from the
+/// source (before the held vectors of [`group`]), from the first round they measured
+/// 2-3% slower than sealing (`cryptoreg-peers --suite aes-gcm`, open out of place / seal
+/// in place at 8 KiB, three alternating runs
 /// of the two builds on Zen 4: 0.96-0.97x at both key sizes with the first round, 0.98-1.00x
 /// with the third; `cryptoctl speed` open at 1420 / 16384 bytes 9411-9462 / 12252-12323 ->
 /// 9496-9583 / 12364-12406 MB/s). `group` asserts at compile time that the multiplies end
@@ -206,7 +226,14 @@ const fn ghash_first_round<V: SimdVec>(dec: bool) -> usize {
 /// Either form of [`group`], as [`fast_counters`] says for the low counter byte `low`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool, const DEC: bool>(
+unsafe fn any_group<
+    V: AesVec,
+    const R: usize,
+    const N: usize,
+    const G: bool,
+    const DEC: bool,
+    const HELD: bool,
+>(
     schedule: *const [u8; 16],
     low: u8,
     k: &[V; 15],
@@ -216,15 +243,20 @@ unsafe fn any_group<V: AesVec, const R: usize, const N: usize, const G: bool, co
     sums: Sums<V>,
     acc: V,
     gh: *const u8,
+    hv: [V; N],
     src: *const u8,
     dst: *mut u8,
-) -> Sums<V> {
+) -> (Sums<V>, [V; N]) {
     // SAFETY: forwarded from `group`'s contract; `FAST` only when `fast_counters` holds.
     unsafe {
         if fast_counters(low, AGG_BLOCKS) {
-            group::<V, R, N, G, true, DEC>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, true, DEC, HELD>(
+                schedule, k, pw, ctr, step, sums, acc, gh, hv, src, dst,
+            )
         } else {
-            group::<V, R, N, G, false, DEC>(schedule, k, pw, ctr, step, sums, acc, gh, src, dst)
+            group::<V, R, N, G, false, DEC, HELD>(
+                schedule, k, pw, ctr, step, sums, acc, gh, hv, src, dst,
+            )
         }
     }
 }
@@ -239,6 +271,30 @@ unsafe fn no_sums<V: SimdVec>() -> Sums<V> {
     unsafe { (V::zero(), V::zero(), V::zero()) }
 }
 
+/// `sums` plus the partial products of one group of 16 raw blocks held in `hv` (`acc`
+/// XORed into the first) times the 16 powers at `pw`, unreduced.
+#[inline(always)]
+unsafe fn mul_held<V: SimdVec, const N: usize>(
+    sums: Sums<V>,
+    pw: *const [u8; 16],
+    acc: V,
+    hv: &[V; N],
+) -> Sums<V> {
+    // SAFETY: `N * LANES == 16` entries at `pw` (caller); target features per the module
+    // contract.
+    unsafe {
+        let mut sums = sums;
+        for (j, v) in hv.iter().enumerate() {
+            let mut b = v.bswap_lanes();
+            if j == 0 {
+                b = b.xor(acc);
+            }
+            mul_acc(&mut sums, b, V::load(pw.add(j * V::LANES).cast()));
+        }
+        sums
+    }
+}
+
 /// GHASH of one group of 16 raw blocks at `p` into `acc`.
 #[inline(always)]
 unsafe fn ghash_group_at<V: SimdVec, const N: usize>(
@@ -246,18 +302,11 @@ unsafe fn ghash_group_at<V: SimdVec, const N: usize>(
     acc: V,
     p: *const u8,
 ) -> V {
-    // SAFETY: 256 readable bytes at `p` (caller); the power loads stay in the first 16
-    // table entries (`N * LANES == 16`).
+    // SAFETY: 256 readable bytes at `p` (caller); the powers are the table's first 16
+    // entries (`N * LANES == 16`).
     unsafe {
-        let mut sums = no_sums::<V>();
-        for j in 0..N {
-            let mut b = V::load(p.add(j * V::BYTES)).bswap_lanes();
-            if j == 0 {
-                b = b.xor(acc);
-            }
-            mul_acc(&mut sums, b, power_at(powers, j * V::LANES));
-        }
-        reduce(sums).fold_lanes()
+        let blocks: [V; N] = core::array::from_fn(|j| V::load(p.add(j * V::BYTES)));
+        reduce(mul_held(no_sums(), powers.p.as_ptr(), acc, &blocks)).fold_lanes()
     }
 }
 
@@ -380,11 +429,12 @@ unsafe fn encrypt_lanes<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: W
 /// blocks used; a partial last block counts as one and is zero-padded for GHASH). A
 /// partial block is only allowed at the end of the request (the streaming contract).
 ///
-/// The main loop takes groups of 16 blocks in pairs: the first group's GHASH multiplies by
-/// `H^32 .. H^17`, the second's by `H^16 .. H^1`, and the summed partial products are
-/// reduced once per pair (one reduction and one lane fold per 32 blocks, as aws-lc's
-/// AVX-512 code defers them; measured about 10% faster on zmm). A last odd group is
-/// reduced alone.
+/// The main loop takes groups of 16 blocks in pairs: each group hashes the ciphertext of
+/// the group before it, the first of a pair multiplying by `H^32 .. H^17`, the second by
+/// `H^16 .. H^1`, and the summed partial products are reduced once per pair (one reduction
+/// and one lane fold per 32 blocks, as aws-lc's AVX-512 code defers them; measured about
+/// 10% faster on zmm). The last group's ciphertext is hashed after the loop, with a last
+/// odd group's when there is one.
 ///
 /// # Safety
 /// `src` is valid for reads and `dst` for writes of `len` bytes, equal or disjoint;
@@ -421,11 +471,15 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
             let mut a = load_acc::<V>(acc);
             let groups = left / bytes;
             // One group: AES of the counters at `ctrv` on `s` into `d`, with the GHASH of
-            // `$gh` (powers `$pw`, added to `$sums`, `$acc` into the first block); then
-            // everything advances by a group.
+            // `$gh` (with `$held`, of the vectors `$hv`; powers `$pw`, added to `$sums`,
+            // `$acc` into the first block); then everything advances by a group. The short
+            // form gives the sums, the long one the sums and the source vectors loaded.
             macro_rules! step_group {
-                ($g:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr) => {{
-                    let r = any_group::<V, R, N, $g, DEC>(
+                ($g:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr) => {
+                    step_group!($g, false, $pw, $sums, $acc, $gh, [zero; N]).0
+                };
+                ($g:literal, $held:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr, $hv:expr) => {{
+                    let r = any_group::<V, R, N, $g, DEC, $held>(
                         keys.as_ptr(),
                         low,
                         &k,
@@ -435,6 +489,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                         $sums,
                         $acc,
                         $gh,
+                        $hv,
                         s,
                         d,
                     );
@@ -447,17 +502,23 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                 }};
             }
             if DEC {
-                // Pairs of groups, reduced once; then a last single group.
+                // As encryption: each group hashes the previous group's ciphertext, which
+                // it loaded for its own XOR and hands over in registers (in place it is
+                // overwritten by then); pairs of groups reduced once.
+                let (_, mut held) = step_group!(false, false, near, no_sums(), zero, s, [zero; N]);
                 while left >= 2 * bytes {
-                    let t = step_group!(true, far, no_sums(), a, s);
-                    let t = step_group!(true, near, t, zero, s);
+                    let (t, h1) = step_group!(true, true, far, no_sums(), a, s, held);
+                    let (t, h2) = step_group!(true, true, near, t, zero, s, h1);
                     a = reduce(t).fold_lanes();
+                    held = h2;
                 }
                 if left >= bytes {
                     // (The last group's counter and pointer advances are not used.)
                     #[allow(unused_assignments)]
-                    let t = step_group!(true, near, no_sums(), a, s);
-                    a = reduce(t).fold_lanes();
+                    let (t, h1) = step_group!(true, true, far, no_sums(), a, s, held);
+                    a = reduce(mul_held::<V, N>(t, near, zero, &h1)).fold_lanes();
+                } else {
+                    a = reduce(mul_held::<V, N>(no_sums(), near, a, &held)).fold_lanes();
                 }
             } else {
                 // The ciphertext of each group is hashed with the next group's AES.
