@@ -100,9 +100,9 @@ unsafe fn group<
     src: *const u8,
     dst: *mut u8,
 ) -> (Sums<V>, [V; N]) {
-    // SAFETY: 256 bytes at `gh`, `src` and `dst` are valid, 16 powers at `pw` and the
-    // round keys `1..R` at `schedule` readable (caller, `N * LANES == 16`); target
-    // features per the module contract.
+    // SAFETY: 256 bytes at `gh` (read only without `HELD`), `src` and `dst` are valid,
+    // 16 powers at `pw` and the round keys `1..R` at `schedule` readable (caller,
+    // `N * LANES == 16`); target features per the module contract.
     unsafe {
         let mut x = [V::zero(); N];
         if FAST {
@@ -215,9 +215,8 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 /// them at the third round: when its multiplies read the ciphertext straight from the
 /// source (before the held vectors of [`group`]), from the first round they measured
 /// 2-3% slower than sealing (`cryptoreg-peers --suite aes-gcm`, open out of place / seal
-/// in place at 8 KiB, three alternating runs
-/// of the two builds on Zen 4: 0.96-0.97x at both key sizes with the first round, 0.98-1.00x
-/// with the third; `cryptoctl speed` open at 1420 / 16384 bytes 9411-9462 / 12252-12323 ->
+/// in place at 8 KiB, three alternating runs of the two builds on Zen 4: 0.96-0.97x at
+/// both key sizes with the first round, 0.98-1.00x with the third; `cryptoctl speed` open at 1420 / 16384 bytes 9411-9462 / 12252-12323 ->
 /// 9496-9583 / 12364-12406 MB/s). `group` asserts at compile time that the multiplies end
 /// by the last middle round.
 #[inline(always)]
