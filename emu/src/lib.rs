@@ -413,8 +413,10 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
 /// `_avx10_256`, 2 = `_avx10_512`), the one `seal` / `open` use: from `src` into `dst`
 /// (`len` bytes, the same pointer or disjoint), the full 16-byte tag (computed over the
 /// ciphertext) into `tag`. `rk` is the encryption schedule, `j0` the 16-byte J0, of which
-/// the entries read the first 12 bytes (the nonce: they build J0 themselves). Runs under
-/// emulation.
+/// the entries read the first 12 bytes (the nonce: they build J0 themselves). `decrypt`:
+/// 0 encrypts, 1 decrypts hashing each group's own ciphertext from memory, 2 decrypts with
+/// the held-register form the drivers pick on Intel (`held_form`; the AES-NI driver has
+/// one form and takes 2 as 1). Runs under emulation.
 ///
 /// # Safety
 /// `rk` readable for 240 bytes, `powers` for [`GHASH_POWERS_BYTES`], `j0` for 16, `aad`
@@ -454,6 +456,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             return;
         }
         let powers = powers_at(powers);
+        let held_form = decrypt == 2;
         let f = match (driver, decrypt != 0) {
             (0, false) => raw::gcm_seal_vaes_avx2,
             (0, true) => raw::gcm_open_vaes_avx2,
@@ -464,7 +467,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             _ => return,
         };
         f(
-            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16,
+            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16, held_form,
         );
     }
 }
@@ -506,6 +509,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
         let keys = &*rk.cast::<RoundKeyBytes>();
         let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
+        let held_form = decrypt == 2;
         let (ghash, crypt) = match (driver, decrypt != 0) {
             (0, false) => (
                 raw::ghash_vpclmulqdq_avx2 as raw::GhashEntry,
@@ -537,7 +541,9 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
         ghash(powers, &mut acc, aad, aad_first);
         ghash(powers, &mut acc, aad.add(aad_first), aad_len - aad_first);
         let mut ctr = u128::from_be_bytes(j0).wrapping_add(1).to_be_bytes();
-        crypt(keys, rounds, powers, &mut ctr, &mut acc, src, dst, first);
+        crypt(
+            keys, rounds, powers, &mut ctr, &mut acc, src, dst, first, held_form,
+        );
         crypt(
             keys,
             rounds,
@@ -547,6 +553,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             src.add(first),
             dst.add(first),
             len - first,
+            held_form,
         );
         let lens = cryptoreg_algos::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         ghash(powers, &mut acc, lens.as_ptr(), 16);

@@ -3,7 +3,8 @@
 //! ([`vector`]: ymm without masks, ymm with AVX-512VL masks, zmm) that
 //! the AES, GHASH and ChaCha20 cores are written over once and instantiated per width, and
 //! the 32-bit-word view of the same registers plus xmm ([`word32`]: add, rotate, unpack,
-//! lane transposes) that the ChaCha20 core uses.
+//! lane transposes) that the ChaCha20 core uses, and the CPU vendor ([`vendor`]) for the
+//! few choices inside a driver that measured differently on Intel and AMD.
 //!
 //! Algorithm-specific operations (AES rounds, the XTS multiply, CTR lanes) live with their
 //! algorithm (`aes/vaes/`), on top of this layer.
@@ -14,6 +15,7 @@ pub(crate) mod inout;
 pub(crate) mod limits;
 pub(crate) mod token;
 pub(crate) mod vector;
+pub(crate) mod vendor;
 pub(crate) mod word32;
 
 /// `p` itself, but opaque to the optimizer: a loop that reads a table through

@@ -41,7 +41,11 @@ struct Opts {
     handshakes: usize,
 }
 
-fn opts() -> Opts {
+const USAGE: &str = "usage: cryptoreg-tls-bench [--rounds N] [--mib M] [--handshakes H]";
+
+/// The options, or the usage line (with what was wrong) for anything else: `--help`
+/// included, so that asking the bench what it takes prints the answer rather than a panic.
+fn opts() -> Result<Opts, String> {
     let mut o = Opts {
         rounds: 15,
         mib: 32,
@@ -50,16 +54,20 @@ fn opts() -> Opts {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
-        let v = args.get(i + 1).and_then(|v| v.parse().ok());
+        let v = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .filter(|&v: &usize| v > 0);
         match (args[i].as_str(), v) {
             ("--rounds", Some(v)) => o.rounds = v,
             ("--mib", Some(v)) => o.mib = v,
             ("--handshakes", Some(v)) => o.handshakes = v,
-            (a, _) => panic!("unknown or incomplete argument {a:?}"),
+            ("--help" | "-h", _) => return Err(USAGE.to_string()),
+            (a, _) => return Err(format!("unknown or incomplete argument {a:?}\n{USAGE}")),
         }
         i += 2;
     }
-    o
+    Ok(o)
 }
 
 fn certs(kind: &str) -> (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
@@ -188,8 +196,14 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn main() {
-    let o = opts();
+fn main() -> std::process::ExitCode {
+    let o = match opts() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let reg = cryptoreg::registry().expect("registry");
     let ours = cryptoreg_rustls::provider(Arc::clone(&reg)).expect("provider");
     let providers: [(&str, CryptoProvider); 3] = [
@@ -265,6 +279,7 @@ fn main() {
     raw_aead(&reg, o.rounds);
     println!();
     raw_record_seal(&reg, o.rounds);
+    std::process::ExitCode::SUCCESS
 }
 
 /// The same run's raw AEAD seal of 16 KiB: registry handle against aws-lc-rs.

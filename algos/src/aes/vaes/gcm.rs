@@ -76,7 +76,11 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// the deframer buffer's start), five alternating runs of the two builds, 1.07-1.08x
 /// aws-lc-rs before, 1.10-1.11x after; the raw open of a 16 KiB record and `cryptoctl
 /// speed` read the same within noise. (Each source vector was loaded twice before, for
-/// the multiply and for the XOR.)
+/// the multiply and for the XOR.) On the Zen 4 VM the held form reads slower:
+/// `cryptoctl speed 'gcm(aes)' --aad 13`, open, twelve alternating runs of a build with it
+/// and one without, median MB/s, `gcm-aes-vaes-avx10_512` at 4 / 8 / 16 KiB 9730 / 10532 /
+/// 10857 without, 9387 / 10064 / 10327 with (-3.5 to -5%), `-avx2` at 2 / 16 KiB -8% /
+/// -5%; so the drivers ask for it on Intel only ([`gcm_crypt`]'s `held_form`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn group<
@@ -169,10 +173,11 @@ unsafe fn group<
 
 /// The fewest groups for which decryption hashes each group's ciphertext during the next
 /// group from registers ([`group`]'s held vectors) rather than during its own group from
-/// memory. The held form leaves the first group's AES and the last group's multiplies
-/// without a partner, which a request of a few groups feels: `cryptoctl speed 'gcm(aes)'`
-/// open at 256 bytes read about 5% slower with it on zmm and ymm; at 16 KiB it gains (see
-/// [`group`]).
+/// memory, where the caller asks for the held form at all ([`gcm_crypt`]'s `held_form`). The
+/// held form leaves the first group's AES and the last group's multiplies without a
+/// partner, which a request of a few groups feels: `cryptoctl speed 'gcm(aes)'` open at
+/// 256 bytes read about 5% slower with it on zmm and ymm; at 16 KiB it gains on Intel
+/// (see [`group`]).
 const HELD_MIN_GROUPS: usize = 8;
 
 /// Whether the stitched loop reads its middle round keys from the key schedule in every
@@ -443,10 +448,17 @@ unsafe fn encrypt_lanes<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: W
 /// 10% faster on zmm). The last group's ciphertext is hashed after the loop, with a last
 /// odd group's when there is one.
 ///
+/// Decryption reads each group's ciphertext for its GHASH either from memory during that
+/// same group, or, with `held_form` and at least [`HELD_MIN_GROUPS`] groups, from the
+/// registers the previous group loaded it into, during the next group as encryption does
+/// ([`group`]'s `HELD`): faster on Intel, slower on AMD Zen 4, so the driver passes what
+/// its CPU measured faster. Encryption ignores `held_form`.
+///
 /// # Safety
 /// `src` is valid for reads and `dst` for writes of `len` bytes, equal or disjoint;
 /// `N * V::LANES == 16`; target features per the module contract.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const DEC: bool>(
     keys: &[[u8; 16]; 15],
     powers: &GhashPowers,
@@ -455,6 +467,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
     src: *const u8,
     dst: *mut u8,
     len: usize,
+    held_form: bool,
 ) where
     V::Half: AesVec,
 {
@@ -508,7 +521,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                     r
                 }};
             }
-            if DEC && left >= HELD_MIN_GROUPS * bytes {
+            if DEC && held_form && left >= HELD_MIN_GROUPS * bytes {
                 // As encryption: each group hashes the previous group's ciphertext, which
                 // it loaded for its own XOR and hands over in registers (in place it is
                 // overwritten by then); pairs of groups reduced once.
@@ -597,7 +610,8 @@ unsafe fn j0_of_nonce(nonce: *const u8) -> u128 {
 
 /// One whole GCM request (the fused `seal` / `open`): GHASH of the AAD, the text from
 /// counter `J0 + 1`, the length block, and the first `tag_len` bytes of the tag
-/// `E(K, J0) ^ GHASH` into `tag` (the caller compares it when decrypting).
+/// `E(K, J0) ^ GHASH` into `tag` (the caller compares it when decrypting). `held_form` as
+/// for [`gcm_crypt`].
 ///
 /// # Safety
 /// `nonce` is valid for reads of 12 bytes, `aad` of `aad_len` bytes, `tag` for writes of
@@ -616,6 +630,7 @@ pub(crate) unsafe fn gcm_one_shot<V: AesVec, const R: usize, const N: usize, con
     len: usize,
     tag: *mut u8,
     tag_len: usize,
+    held_form: bool,
 ) where
     V::Half: AesVec,
 {
@@ -626,7 +641,7 @@ pub(crate) unsafe fn gcm_one_shot<V: AesVec, const R: usize, const N: usize, con
         let mut acc = [0u8; 16];
         ghash_update::<V, N>(powers, &mut acc, aad, aad_len);
         let mut ctr = j0.wrapping_add(1).to_be_bytes();
-        gcm_crypt::<V, R, N, DEC>(keys, powers, &mut ctr, &mut acc, src, dst, len);
+        gcm_crypt::<V, R, N, DEC>(keys, powers, &mut ctr, &mut acc, src, dst, len, held_form);
         let lens = crate::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         let a = ghash_short::<H<V>>(powers, load_acc(&acc), lens.as_ptr(), 16);
         let ek = encrypt_lanes::<H<V>, R>(keys, lane_counters(j0));

@@ -151,11 +151,14 @@ fn spec_test_cases_every_width() {
     }
 }
 
-/// Lengths 0..2000 with block and group boundaries (and their neighbours) favoured.
+/// Lengths 0..2000 with block and group boundaries (and their neighbours) favoured, and
+/// now and then one around 8 groups (2 KiB, `gcm::HELD_MIN_GROUPS`), where decryption's
+/// held-register form starts.
 fn pick_len(rng: &mut ChaCha20Rng) -> usize {
-    match rng.gen_range(0..4) {
+    match rng.gen_range(0..5) {
         0 => rng.gen_range(0..2000),
         1 => rng.gen_range(0..40),
+        2 if rng.gen_bool(0.5) => rng.gen_range(2030..2340),
         _ => {
             let unit = [16usize, 64, 256][rng.gen_range(0..3)];
             let n = rng.gen_range(0..=(1999 / unit));
@@ -264,7 +267,10 @@ fn differential_against_plain_gcm_every_width() {
                 pt.len()
             );
             let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
-            let d = driver(w, &key);
+            // Either decryption form, whichever this CPU's drivers pick.
+            let held_form = rng.gen_bool(0.5);
+            let what = format!("{what} held_form={held_form}");
+            let d = driver(w, &key).with_held_form(held_form);
 
             // One-shot seal and open.
             let mut data = pt.clone();
@@ -425,13 +431,16 @@ fn one_shot_writes_exactly_the_tag_and_reads_only_the_nonce() {
 /// Texts long enough for the main loop's pairs of 16-block groups, an odd last group, and
 /// groups whose counters wrap the low counter byte (the shuffle-saving counter path is only
 /// taken when they do not, see `gcm::fast_counters`): at 15 groups and more from `J0 + 1`,
-/// and anywhere in streaming pieces that start at other counters. Seal, open and streaming
-/// against the plain reference, every width.
+/// and anywhere in streaming pieces that start at other counters; from 8 groups, where
+/// decryption's held-register form starts. Seal, open and streaming against the plain
+/// reference, every width, both decryption forms.
 #[test]
 fn long_texts_cross_counter_byte_wraps_every_width() {
     let widths = runnable("gcm long texts");
     let mut rng = ChaCha20Rng::seed_from_u64(0x6763_6d5f_6c6f_6e67);
     let lens = [
+        8 * 256,
+        9 * 256 + 1,
         15 * 256,
         16 * 256 - 1,
         17 * 256 + 5,
@@ -440,16 +449,22 @@ fn long_texts_cross_counter_byte_wraps_every_width() {
         8192 + 16 * 7 + 3,
         33 * 256 + 16,
     ];
-    for (w, name) in widths {
+    for ((w, name), held_form) in widths
+        .iter()
+        .flat_map(|&w| [false, true].map(move |h| (w, h)))
+    {
         for (i, &len) in lens.iter().enumerate() {
             let klen = [16, 24, 32][i % 3];
             let key: Vec<u8> = (0..klen).map(|_| rng.gen()).collect();
             let nonce: [u8; 12] = rng.gen();
             let aad: Vec<u8> = (0..[0, 20, 300][i % 3]).map(|_| rng.gen()).collect();
             let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-            let what = format!("{name}: klen={klen} alen={} plen={len}", aad.len());
+            let what = format!(
+                "{name} held_form={held_form}: klen={klen} alen={} plen={len}",
+                aad.len()
+            );
             let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
-            let d = driver(w, &key);
+            let d = driver(w, &key).with_held_form(held_form);
 
             let mut data = pt.clone();
             let mut tag = [0u8; 16];
