@@ -19,8 +19,10 @@ GCM (`gcm-aes-vaes-*`): the fused seal/open entry and the streaming entries (AAD
 each split in two calls), in place and out of place, AES-128/192/256, text lengths 0 ..
 4111 with AADs of 0 .. 600 bytes, against a native GCM over aes-generic and ghash-generic's
 multiply, the 16-byte tag compared too; the GHASH power table is computed under emulation.
-Decryption runs in both of its forms (each group's ciphertext hashed from memory, and the
-held-register form the drivers use on Intel CPUs from 8 groups = 2 KiB on).
+The VAES drivers run in both forms of their loop (`GcmTuning`: the one they use on Intel
+CPUs, schoolbook GHASH and, from 8 groups = 2 KiB on, decryption hashing ciphertext held
+in registers; and the one they use elsewhere, Karatsuba GHASH on avx2 and each group's own
+ciphertext hashed from memory).
 GHASH (`ghash_vpclmulqdq_*`, driver numbers as above): lengths 1 .. 4111 into a random
 accumulator, against the native reference. `--suites` picks a subset of xts, ctr, gcm,
 ghash (all by default).
@@ -351,10 +353,13 @@ def main():
             except GuestError as e:
                 record(f"{gcm_driver(name)} klen={klen} power table", False, str(e))
                 continue
-            # Decryption twice on the VAES drivers: each group's own ciphertext from memory
-            # (1), and the held-register form from 8 groups on that Intel CPUs get (2).
-            for decrypt in ((0, 1) if num == SSE else (0, 1, 2)):
-                direction = ("seal", "open", "open held_form")[decrypt]
+            # Bit 0: open (else seal). Bit 1, VAES drivers only: the loop in the form the
+            # drivers run on Intel CPUs (GcmTuning::Intel: schoolbook GHASH, and from 8
+            # groups on decryption hashing ciphertext held in registers); without it the
+            # form they run elsewhere (Karatsuba GHASH on avx2, each group's own
+            # ciphertext hashed from memory).
+            for decrypt in ((0, 1) if num == SSE else (0, 1, 2, 3)):
+                direction = ("seal", "open", "seal Intel form", "open Intel form")[decrypt]
                 for i, n in enumerate(GCM_LENGTHS + [rng.randrange(1, MAX_LEN)
                                                      for _ in range(opts.random_lengths)]):
                     alen = AAD_LENGTHS[(i + klen + decrypt) % len(AAD_LENGTHS)]
@@ -366,7 +371,7 @@ def main():
                     assert lib.cryptoreg_emu_ref_gcm(0, key, klen, nonce, aad_native, alen, ref,
                                                      n, ref_tag) == 0
                     ct, tag = ref.raw[:n], ref_tag.raw[:16]
-                    data, want = (ct, pt) if decrypt else (pt, ct)
+                    data, want = (ct, pt) if decrypt & 1 else (pt, ct)
                     put(aad_buf, aad)
                     put(j0_buf, nonce + b"\0\0\0\1")
                     label = f"{gcm_driver(name)} {direction} klen={klen} alen={alen} len={n}"
@@ -392,7 +397,7 @@ def main():
                     ctypes.memmove(ref, pt, n)
                     lib.cryptoreg_emu_ref_gcm(0, key, klen, nonce, aad_native, 0, ref, n, ref_tag)
                     ct, tag = ref.raw[:n], ref_tag.raw[:16]
-                    data, want = (ct, pt) if decrypt else (pt, ct)
+                    data, want = (ct, pt) if decrypt & 1 else (pt, ct)
                     put(j0_buf, nonce + b"\0\0\0\1")
                     label = (f"{gcm_driver(name)} {direction} klen={klen} len={n} "
                              "at end of mapping")

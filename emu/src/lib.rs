@@ -414,9 +414,10 @@ pub unsafe extern "C" fn cryptoreg_emu_ghash(
 /// (`len` bytes, the same pointer or disjoint), the full 16-byte tag (computed over the
 /// ciphertext) into `tag`. `rk` is the encryption schedule, `j0` the 16-byte J0, of which
 /// the entries read the first 12 bytes (the nonce: they build J0 themselves). `decrypt`:
-/// 0 encrypts, 1 decrypts hashing each group's own ciphertext from memory, 2 decrypts with
-/// the held-register form the drivers pick on Intel (`held_form`; the AES-NI driver has
-/// one form and takes 2 as 1). Runs under emulation.
+/// bit 0 decrypts (else encrypts), bit 1 runs the VAES loop in the form the drivers pick
+/// on Intel CPUs (`GcmTuning::Intel`; else `GcmTuning::Other`, the one they pick
+/// elsewhere); the AES-NI driver (3) has one form and is passed 0 or 1 only. Runs under
+/// emulation.
 ///
 /// # Safety
 /// `rk` readable for 240 bytes, `powers` for [`GHASH_POWERS_BYTES`], `j0` for 16, `aad`
@@ -456,8 +457,8 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             return;
         }
         let powers = powers_at(powers);
-        let held_form = decrypt == 2;
-        let f = match (driver, decrypt != 0) {
+        let tuning = tuning_of(decrypt);
+        let f = match (driver, decrypt & 1 != 0) {
             (0, false) => raw::gcm_seal_vaes_avx2,
             (0, true) => raw::gcm_open_vaes_avx2,
             (1, false) => raw::gcm_seal_vaes_avx10_256,
@@ -467,8 +468,18 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
             _ => return,
         };
         f(
-            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16, held_form,
+            keys, rounds, powers, j0, aad, aad_len, src, dst, len, tag, 16, tuning,
         );
+    }
+}
+
+/// The VAES GCM loop's form that bit 1 of a `decrypt` argument names (see
+/// [`cryptoreg_emu_gcm`]).
+fn tuning_of(decrypt: u32) -> raw::GcmTuning {
+    if decrypt & 2 != 0 {
+        raw::GcmTuning::Intel
+    } else {
+        raw::GcmTuning::Other
     }
 }
 
@@ -509,8 +520,8 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
         let keys = &*rk.cast::<RoundKeyBytes>();
         let powers = powers_at(powers);
         let j0 = j0.cast::<[u8; 16]>().read_unaligned();
-        let held_form = decrypt == 2;
-        let (ghash, crypt) = match (driver, decrypt != 0) {
+        let tuning = tuning_of(decrypt);
+        let (ghash, crypt) = match (driver, decrypt & 1 != 0) {
             (0, false) => (
                 raw::ghash_vpclmulqdq_avx2 as raw::GhashEntry,
                 raw::gcm_enc_vaes_avx2 as raw::GcmEntry,
@@ -542,7 +553,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
         ghash(powers, &mut acc, aad.add(aad_first), aad_len - aad_first);
         let mut ctr = u128::from_be_bytes(j0).wrapping_add(1).to_be_bytes();
         crypt(
-            keys, rounds, powers, &mut ctr, &mut acc, src, dst, first, held_form,
+            keys, rounds, powers, &mut ctr, &mut acc, src, dst, first, tuning,
         );
         crypt(
             keys,
@@ -553,7 +564,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm_split(
             src.add(first),
             dst.add(first),
             len - first,
-            held_form,
+            tuning,
         );
         let lens = cryptoreg_algos::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         ghash(powers, &mut acc, lens.as_ptr(), 16);

@@ -80,7 +80,7 @@ fn fast_counters(low: u8, blocks: usize) -> bool {
 /// `cryptoctl speed 'gcm(aes)' --aad 13`, open, twelve alternating runs of a build with it
 /// and one without, median MB/s, `gcm-aes-vaes-avx10_512` at 4 / 8 / 16 KiB 9730 / 10532 /
 /// 10857 without, 9387 / 10064 / 10327 with (-3.5 to -5%), `-avx2` at 2 / 16 KiB -8% /
-/// -5%; so the drivers ask for it on Intel only ([`gcm_crypt`]'s `held_form`).
+/// -5%; so the drivers use it on Intel only ([`GcmTuning`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn group<
@@ -91,6 +91,7 @@ unsafe fn group<
     const FAST: bool,
     const DEC: bool,
     const HELD: bool,
+    const KARA: bool,
 >(
     schedule: *const [u8; 16],
     k: &[V; 15],
@@ -157,7 +158,7 @@ unsafe fn group<
                 if j == 0 {
                     b = b.xor(acc);
                 }
-                mul_acc(&mut sums, b, V::load(pw.add(j * V::LANES).cast()));
+                mul_acc_main::<V, KARA>(&mut sums, b, V::load(pw.add(j * V::LANES).cast()));
             }
         }
         let last = k[R];
@@ -173,7 +174,7 @@ unsafe fn group<
 
 /// The fewest groups for which decryption hashes each group's ciphertext during the next
 /// group from registers ([`group`]'s held vectors) rather than during its own group from
-/// memory, where the caller asks for the held form at all ([`gcm_crypt`]'s `held_form`). The
+/// memory, where the driver's [`GcmTuning`] asks for the held form at all. The
 /// held form leaves the first group's AES and the last group's multiplies without a
 /// partner, which a request of a few groups feels: `cryptoctl speed 'gcm(aes)'` open at
 /// 256 bytes read about 5% slower with it on zmm and ymm; at 16 KiB it gains on Intel
@@ -245,6 +246,7 @@ unsafe fn any_group<
     const G: bool,
     const DEC: bool,
     const HELD: bool,
+    const KARA: bool,
 >(
     schedule: *const [u8; 16],
     low: u8,
@@ -262,11 +264,11 @@ unsafe fn any_group<
     // SAFETY: forwarded from `group`'s contract; `FAST` only when `fast_counters` holds.
     unsafe {
         if fast_counters(low, AGG_BLOCKS) {
-            group::<V, R, N, G, true, DEC, HELD>(
+            group::<V, R, N, G, true, DEC, HELD, KARA>(
                 schedule, k, pw, ctr, step, sums, acc, gh, hv, src, dst,
             )
         } else {
-            group::<V, R, N, G, false, DEC, HELD>(
+            group::<V, R, N, G, false, DEC, HELD, KARA>(
                 schedule, k, pw, ctr, step, sums, acc, gh, hv, src, dst,
             )
         }
@@ -277,6 +279,48 @@ unsafe fn any_group<
 type Sums<V> = (V, V, V);
 
 /// No partial products yet.
+/// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
+/// with `KARA`): on the VEX ymm driver (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder
+/// Lake runs), and only where the driver's [`GcmTuning`] says so.
+#[inline(always)]
+const fn karatsuba<V: SimdVec>() -> bool {
+    V::BYTES == 32 && !V::EVEX
+}
+
+/// Adds the partial products of the GHASH block `b` times the power `p` to the main
+/// loop's sums: with `KARA` three carry-less multiplies instead of four (low, high, and
+/// the product of each side's halves XORed together, which is the middle term plus the
+/// low and high ones: [`reduce_main`] takes those off once per reduction).
+#[inline(always)]
+unsafe fn mul_acc_main<V: SimdVec, const KARA: bool>(sums: &mut Sums<V>, b: V, p: V) {
+    // SAFETY: target features per the module contract.
+    unsafe {
+        if KARA {
+            sums.0 = sums.0.xor(b.clmul::<0x00>(p));
+            sums.2 = sums.2.xor(b.clmul::<0x11>(p));
+            let bm = b.xor(b.swap_qwords());
+            let pm = p.xor(p.swap_qwords());
+            sums.1 = sums.1.xor(bm.clmul::<0x00>(pm));
+        } else {
+            mul_acc(sums, b, p);
+        }
+    }
+}
+
+/// Reduces the main loop's sums ([`mul_acc_main`]): a Karatsuba middle sum is the
+/// schoolbook one plus the low and high sums, which come off first.
+#[inline(always)]
+unsafe fn reduce_main<V: SimdVec, const KARA: bool>((lo, mi, hi): Sums<V>) -> V {
+    // SAFETY: target features per the module contract.
+    unsafe {
+        if KARA {
+            reduce((lo, mi.xor3(lo, hi), hi))
+        } else {
+            reduce((lo, mi, hi))
+        }
+    }
+}
+
 #[inline(always)]
 unsafe fn no_sums<V: SimdVec>() -> Sums<V> {
     // SAFETY: target features per the module contract.
@@ -286,7 +330,7 @@ unsafe fn no_sums<V: SimdVec>() -> Sums<V> {
 /// `sums` plus the partial products of one group of 16 raw blocks held in `hv` (`acc`
 /// XORed into the first) times the 16 powers at `pw`, unreduced.
 #[inline(always)]
-unsafe fn mul_held<V: SimdVec, const N: usize>(
+unsafe fn mul_held<V: SimdVec, const N: usize, const KARA: bool>(
     sums: Sums<V>,
     pw: *const [u8; 16],
     acc: V,
@@ -301,7 +345,7 @@ unsafe fn mul_held<V: SimdVec, const N: usize>(
             if j == 0 {
                 b = b.xor(acc);
             }
-            mul_acc(&mut sums, b, V::load(pw.add(j * V::LANES).cast()));
+            mul_acc_main::<V, KARA>(&mut sums, b, V::load(pw.add(j * V::LANES).cast()));
         }
         sums
     }
@@ -309,7 +353,7 @@ unsafe fn mul_held<V: SimdVec, const N: usize>(
 
 /// GHASH of one group of 16 raw blocks at `p` into `acc`.
 #[inline(always)]
-unsafe fn ghash_group_at<V: SimdVec, const N: usize>(
+unsafe fn ghash_group_at<V: SimdVec, const N: usize, const KARA: bool>(
     powers: &GhashPowers,
     acc: V,
     p: *const u8,
@@ -318,7 +362,13 @@ unsafe fn ghash_group_at<V: SimdVec, const N: usize>(
     // entries (`N * LANES == 16`).
     unsafe {
         let blocks: [V; N] = core::array::from_fn(|j| V::load(p.add(j * V::BYTES)));
-        reduce(mul_held(no_sums(), powers.p.as_ptr(), acc, &blocks)).fold_lanes()
+        reduce_main::<V, KARA>(mul_held::<V, N, KARA>(
+            no_sums(),
+            powers.p.as_ptr(),
+            acc,
+            &blocks,
+        ))
+        .fold_lanes()
     }
 }
 
@@ -448,11 +498,8 @@ unsafe fn encrypt_lanes<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: W
 /// 10% faster on zmm). The last group's ciphertext is hashed after the loop, with a last
 /// odd group's when there is one.
 ///
-/// Decryption reads each group's ciphertext for its GHASH either from memory during that
-/// same group, or, with `held_form` and at least [`HELD_MIN_GROUPS`] groups, from the
-/// registers the previous group loaded it into, during the next group as encryption does
-/// ([`group`]'s `HELD`): faster on Intel, slower on AMD Zen 4, so the driver passes what
-/// its CPU measured faster. Encryption ignores `held_form`.
+/// `tuning` picks between forms of the loop that measured faster on different CPUs
+/// ([`GcmTuning`]); every form gives the same bytes.
 ///
 /// # Safety
 /// `src` is valid for reads and `dst` for writes of `len` bytes, equal or disjoint;
@@ -460,6 +507,77 @@ unsafe fn encrypt_lanes<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: W
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const DEC: bool>(
+    keys: &[[u8; 16]; 15],
+    powers: &GhashPowers,
+    ctr: &mut [u8; 16],
+    acc: &mut [u8; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    tuning: GcmTuning,
+) where
+    V::Half: AesVec,
+{
+    let intel = tuning == GcmTuning::Intel;
+    // SAFETY: forwarded from this function's contract. (Where `karatsuba` is false, the
+    // first branch is dead and only one loop is compiled.)
+    unsafe {
+        if karatsuba::<V>() && !intel {
+            gcm_crypt_form::<V, R, N, DEC, true>(keys, powers, ctr, acc, src, dst, len, false)
+        } else {
+            gcm_crypt_form::<V, R, N, DEC, false>(keys, powers, ctr, acc, src, dst, len, intel)
+        }
+    }
+}
+
+/// Which measured form of the stitched loop a driver runs, by the CPU it runs on (the
+/// driver reads the CPUID vendor once, `x86::vendor`). Forms that measured faster on one
+/// vendor's cores and slower on the other's; both give the same bytes, and the tests and
+/// `cargo xtask emu` run both on every CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcmTuning {
+    /// Intel: decryption of at least `HELD_MIN_GROUPS` (8) groups hashes each group's
+    /// ciphertext from the registers the previous group loaded it into (`group`'s
+    /// `HELD`; Sapphire Rapids: TLS 1.3 AES-128-GCM 16 KiB 1.07-1.08x -> 1.10-1.11x
+    /// aws-lc-rs); GHASH multiplies schoolbook (four `vpclmulqdq` a vector) on every width.
+    Intel,
+    /// Other vendors (measured on AMD Zen 4): decryption hashes each group's own ciphertext
+    /// from memory during that group (the held form read 3.5-5% slower on zmm, 5-8% on
+    /// ymm), and the VEX ymm loop multiplies Karatsuba-style (`mul_acc_main`: three
+    /// `vpclmulqdq` a vector; AMD's cores run `vpclmulqdq` at half a vector per cycle,
+    /// which bounds that loop; BoringSSL's AVX2 AES-GCM found the same trade worth about
+    /// 5% on Zen 3).
+    Other,
+}
+
+impl GcmTuning {
+    /// This CPU's.
+    pub(crate) fn native() -> GcmTuning {
+        if crate::x86::vendor::is_intel() {
+            GcmTuning::Intel
+        } else {
+            GcmTuning::Other
+        }
+    }
+}
+
+/// [`gcm_crypt`] in one form: GHASH multiplies Karatsuba-style with `KARA`
+/// ([`mul_acc_main`]); decryption reads each group's ciphertext for its GHASH either from
+/// memory during that same group, or, with `held_form` and at least [`HELD_MIN_GROUPS`]
+/// groups, from the registers the previous group loaded it into, during the next group as
+/// encryption does ([`group`]'s `HELD`). Encryption ignores `held_form`.
+///
+/// # Safety
+/// As for [`gcm_crypt`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gcm_crypt_form<
+    V: AesVec,
+    const R: usize,
+    const N: usize,
+    const DEC: bool,
+    const KARA: bool,
+>(
     keys: &[[u8; 16]; 15],
     powers: &GhashPowers,
     ctr: &mut [u8; 16],
@@ -499,7 +617,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                     step_group!($g, false, $pw, $sums, $acc, $gh, [zero; N]).0
                 };
                 ($g:literal, $held:literal, $pw:expr, $sums:expr, $acc:expr, $gh:expr, $hv:expr) => {{
-                    let r = any_group::<V, R, N, $g, DEC, $held>(
+                    let r = any_group::<V, R, N, $g, DEC, $held, KARA>(
                         keys.as_ptr(),
                         low,
                         &k,
@@ -529,16 +647,18 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                 while left >= 2 * bytes {
                     let (t, h1) = step_group!(true, true, far, no_sums(), a, s, held);
                     let (t, h2) = step_group!(true, true, near, t, zero, s, h1);
-                    a = reduce(t).fold_lanes();
+                    a = reduce_main::<V, KARA>(t).fold_lanes();
                     held = h2;
                 }
                 if left >= bytes {
                     // (The last group's counter and pointer advances are not used.)
                     #[allow(unused_assignments)]
                     let (t, h1) = step_group!(true, true, far, no_sums(), a, s, held);
-                    a = reduce(mul_held::<V, N>(t, near, zero, &h1)).fold_lanes();
+                    a = reduce_main::<V, KARA>(mul_held::<V, N, KARA>(t, near, zero, &h1))
+                        .fold_lanes();
                 } else {
-                    a = reduce(mul_held::<V, N>(no_sums(), near, a, &held)).fold_lanes();
+                    a = reduce_main::<V, KARA>(mul_held::<V, N, KARA>(no_sums(), near, a, &held))
+                        .fold_lanes();
                 }
             } else if DEC {
                 // Fewer groups: each hashes its own ciphertext (read before it is
@@ -546,13 +666,13 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                 while left >= 2 * bytes {
                     let t = step_group!(true, far, no_sums(), a, s);
                     let t = step_group!(true, near, t, zero, s);
-                    a = reduce(t).fold_lanes();
+                    a = reduce_main::<V, KARA>(t).fold_lanes();
                 }
                 if left >= bytes {
                     // (The last group's counter and pointer advances are not used.)
                     #[allow(unused_assignments)]
                     let t = step_group!(true, near, no_sums(), a, s);
-                    a = reduce(t).fold_lanes();
+                    a = reduce_main::<V, KARA>(t).fold_lanes();
                 }
             } else {
                 // The ciphertext of each group is hashed with the next group's AES.
@@ -563,16 +683,16 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
                     let t = step_group!(true, far, no_sums(), a, prev);
                     prev = d.cast_const();
                     let t = step_group!(true, near, t, zero, p1);
-                    a = reduce(t).fold_lanes();
+                    a = reduce_main::<V, KARA>(t).fold_lanes();
                 }
                 if left >= bytes {
                     let p1 = d.cast_const();
                     #[allow(unused_assignments)]
                     let t = step_group!(true, near, no_sums(), a, prev);
-                    a = reduce(t).fold_lanes();
+                    a = reduce_main::<V, KARA>(t).fold_lanes();
                     prev = p1;
                 }
-                a = ghash_group_at::<V, N>(powers, a, prev);
+                a = ghash_group_at::<V, N, KARA>(powers, a, prev);
             }
             store_acc(a, acc);
             c = c.wrapping_add((groups * blocks) as u128);
@@ -610,8 +730,8 @@ unsafe fn j0_of_nonce(nonce: *const u8) -> u128 {
 
 /// One whole GCM request (the fused `seal` / `open`): GHASH of the AAD, the text from
 /// counter `J0 + 1`, the length block, and the first `tag_len` bytes of the tag
-/// `E(K, J0) ^ GHASH` into `tag` (the caller compares it when decrypting). `held_form` as
-/// for [`gcm_crypt`].
+/// `E(K, J0) ^ GHASH` into `tag` (the caller compares it when decrypting). `tuning` as for
+/// [`gcm_crypt`].
 ///
 /// # Safety
 /// `nonce` is valid for reads of 12 bytes, `aad` of `aad_len` bytes, `tag` for writes of
@@ -630,7 +750,7 @@ pub(crate) unsafe fn gcm_one_shot<V: AesVec, const R: usize, const N: usize, con
     len: usize,
     tag: *mut u8,
     tag_len: usize,
-    held_form: bool,
+    tuning: GcmTuning,
 ) where
     V::Half: AesVec,
 {
@@ -641,7 +761,7 @@ pub(crate) unsafe fn gcm_one_shot<V: AesVec, const R: usize, const N: usize, con
         let mut acc = [0u8; 16];
         ghash_update::<V, N>(powers, &mut acc, aad, aad_len);
         let mut ctr = j0.wrapping_add(1).to_be_bytes();
-        gcm_crypt::<V, R, N, DEC>(keys, powers, &mut ctr, &mut acc, src, dst, len, held_form);
+        gcm_crypt::<V, R, N, DEC>(keys, powers, &mut ctr, &mut acc, src, dst, len, tuning);
         let lens = crate::aes::gcm_rules::gcm_len_block(aad_len as u64, len as u64);
         let a = ghash_short::<H<V>>(powers, load_acc(&acc), lens.as_ptr(), 16);
         let ek = encrypt_lanes::<H<V>, R>(keys, lane_counters(j0));

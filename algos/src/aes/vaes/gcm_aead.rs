@@ -19,7 +19,7 @@ use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, Error, InOut, Result};
 use zeroize::Zeroize;
 
 use super::entry::encrypt_block_aesni;
-use super::gcm_entry::{self, GcmEntry, GcmOneShotEntry};
+use super::gcm_entry::{self, GcmEntry, GcmOneShotEntry, GcmTuning};
 use super::Width;
 use crate::aes::gcm_rules::{
     check_gcm_authsize, check_gcm_lens, check_one_shot, gcm_j0, gcm_len_block, GCM_NONCE_LEN,
@@ -41,12 +41,10 @@ pub(crate) struct GcmVaes {
     width: Width,
     keys: AesRoundKeys,
     powers: GhashPowers,
-    /// Whether long decryptions hash each group's ciphertext from the registers the
-    /// previous group loaded it into (`gcm::gcm_crypt`'s `held_form`): on Intel CPUs,
-    /// where it measured faster (Sapphire Rapids: TLS 1.3 AES-128-GCM 16 KiB 1.07-1.08x ->
-    /// 1.10-1.11x aws-lc-rs), not on others (AMD Zen 4: open 3.5-5% slower on zmm, 5-8%
-    /// on ymm). Either form gives the same bytes; the tests run both.
-    held_form: bool,
+    /// The stitched loop's form for this CPU's vendor ([`GcmTuning`]: what measured
+    /// faster on Intel and on AMD cores). Every form gives the same bytes; the tests run
+    /// each.
+    tuning: GcmTuning,
 }
 
 /// The 16-byte field `r` of the state.
@@ -61,15 +59,15 @@ impl GcmVaes {
             width,
             keys: AesRoundKeys::empty(),
             powers: GhashPowers::empty(),
-            held_form: crate::x86::vendor::is_intel(),
+            tuning: GcmTuning::native(),
         }
     }
 
-    /// The same driver with the other decryption form forced (tests run both forms on
-    /// every CPU, whichever this one picks).
+    /// The same driver in the given form (tests run every form on every CPU, whichever
+    /// this one picks).
     #[cfg(test)]
-    pub(crate) fn with_held_form(mut self, held_form: bool) -> GcmVaes {
-        self.held_form = held_form;
+    pub(crate) fn with_tuning(mut self, tuning: GcmTuning) -> GcmVaes {
+        self.tuning = tuning;
         self
     }
 
@@ -135,7 +133,7 @@ impl GcmVaes {
                 io.src(),
                 dst,
                 len,
-                self.held_form,
+                self.tuning,
             )
         };
         *field(state, CTR) = ctr;
@@ -186,7 +184,7 @@ impl GcmVaes {
                 len,
                 out.as_mut_ptr(),
                 out.len(),
-                self.held_form,
+                self.tuning,
             )
         };
         Ok(())

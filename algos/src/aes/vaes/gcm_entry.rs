@@ -4,13 +4,13 @@
 //! no panic, no call. `src` and `dst` are identical (in place) or disjoint.
 
 use super::entry::{by_rounds, RoundKeyBytes};
+pub use super::gcm::GcmTuning;
 use super::gcm::{gcm_crypt, gcm_one_shot};
 use crate::ghash::x86::vpclmul_core::GhashPowers;
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 
 /// The streaming entries' type: keys, rounds, powers, counter, accumulator, src, dst, len,
-/// and whether decryption may hash ciphertext held in registers (`gcm::gcm_crypt`'s
-/// `held_form`: the driver's choice for its CPU; encryption ignores it).
+/// and the loop's form for this CPU ([`GcmTuning`]).
 pub type GcmEntry = unsafe fn(
     &RoundKeyBytes,
     usize,
@@ -20,7 +20,7 @@ pub type GcmEntry = unsafe fn(
     *const u8,
     *mut u8,
     usize,
-    bool,
+    GcmTuning,
 );
 
 /// The one-shot entries' type: keys, rounds, powers, 12-byte nonce, AAD, AAD length, src,
@@ -37,7 +37,7 @@ pub type GcmOneShotEntry = unsafe fn(
     usize,
     *mut u8,
     usize,
-    bool,
+    GcmTuning,
 );
 
 macro_rules! entries {
@@ -49,7 +49,7 @@ macro_rules! entries {
         /// Streaming encryption of `len` bytes (a partial block only at the end of the
         /// request): the keystream from the counter block `ctr` (advanced), the ciphertext
         /// GHASHed into `acc`. `keys` is the encryption schedule of `rounds` (10, 12, 14).
-        /// `held_form` is ignored (the decryption entry's choice, same type).
+        /// `tuning`: the loop's form for this CPU ([`GcmTuning`]).
         ///
         /// # Safety
         /// `src` is valid for reads and `dst` for writes of `len` bytes, `src == dst` or
@@ -67,17 +67,16 @@ macro_rules! entries {
             src: *const u8,
             dst: *mut u8,
             len: usize,
-            held_form: bool,
+            tuning: GcmTuning,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
-                by_rounds!(rounds, gcm_crypt::<$v, $n, false>(keys, powers, ctr, acc, src, dst, len, held_form))
+                by_rounds!(rounds, gcm_crypt::<$v, $n, false>(keys, powers, ctr, acc, src, dst, len, tuning))
             }
         }
 
         $(#[$doc])*
-        /// Streaming decryption: the ciphertext GHASHed into `acc`, then decrypted; with
-        /// `held_form`, long runs hash it from registers (`gcm::gcm_crypt`). As the
+        /// Streaming decryption: the ciphertext GHASHed into `acc`, then decrypted. As the
         /// encryption entry otherwise.
         ///
         /// # Safety
@@ -94,11 +93,11 @@ macro_rules! entries {
             src: *const u8,
             dst: *mut u8,
             len: usize,
-            held_form: bool,
+            tuning: GcmTuning,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
-                by_rounds!(rounds, gcm_crypt::<$v, $n, true>(keys, powers, ctr, acc, src, dst, len, held_form))
+                by_rounds!(rounds, gcm_crypt::<$v, $n, true>(keys, powers, ctr, acc, src, dst, len, tuning))
             }
         }
 
@@ -125,12 +124,12 @@ macro_rules! entries {
             len: usize,
             tag: *mut u8,
             tag_len: usize,
-            held_form: bool,
+            tuning: GcmTuning,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
                 by_rounds!(rounds, gcm_one_shot::<$v, $n, false>(
-                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, held_form
+                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, tuning
                 ))
             }
         }
@@ -157,12 +156,12 @@ macro_rules! entries {
             len: usize,
             tag: *mut u8,
             tag_len: usize,
-            held_form: bool,
+            tuning: GcmTuning,
         ) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
             unsafe {
                 by_rounds!(rounds, gcm_one_shot::<$v, $n, true>(
-                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, held_form
+                    keys, powers, nonce, aad, aad_len, src, dst, len, tag, tag_len, tuning
                 ))
             }
         }

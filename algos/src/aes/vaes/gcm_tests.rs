@@ -10,6 +10,7 @@ use cryptoreg_registry::{AeadImpl, AeadLens, AeadState, BlockCipherImpl, Error, 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
+use super::gcm_entry::GcmTuning;
 use super::tests::{generic, runnable};
 use super::GcmVaes;
 
@@ -267,10 +268,10 @@ fn differential_against_plain_gcm_every_width() {
                 pt.len()
             );
             let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
-            // Either decryption form, whichever this CPU's drivers pick.
-            let held_form = rng.gen_bool(0.5);
-            let what = format!("{what} held_form={held_form}");
-            let d = driver(w, &key).with_held_form(held_form);
+            // Either form of the loop, whichever this CPU's drivers pick.
+            let tuning = [GcmTuning::Intel, GcmTuning::Other][rng.gen_range(0..2)];
+            let what = format!("{what} {tuning:?}");
+            let d = driver(w, &key).with_tuning(tuning);
 
             // One-shot seal and open.
             let mut data = pt.clone();
@@ -433,7 +434,7 @@ fn one_shot_writes_exactly_the_tag_and_reads_only_the_nonce() {
 /// taken when they do not, see `gcm::fast_counters`): at 15 groups and more from `J0 + 1`,
 /// and anywhere in streaming pieces that start at other counters; from 8 groups, where
 /// decryption's held-register form starts. Seal, open and streaming against the plain
-/// reference, every width, both decryption forms.
+/// reference, every width, in each [`GcmTuning`] form.
 #[test]
 fn long_texts_cross_counter_byte_wraps_every_width() {
     let widths = runnable("gcm long texts");
@@ -449,9 +450,9 @@ fn long_texts_cross_counter_byte_wraps_every_width() {
         8192 + 16 * 7 + 3,
         33 * 256 + 16,
     ];
-    for ((w, name), held_form) in widths
+    for ((w, name), tuning) in widths
         .iter()
-        .flat_map(|&w| [false, true].map(move |h| (w, h)))
+        .flat_map(|&w| [GcmTuning::Intel, GcmTuning::Other].map(move |t| (w, t)))
     {
         for (i, &len) in lens.iter().enumerate() {
             let klen = [16, 24, 32][i % 3];
@@ -460,11 +461,11 @@ fn long_texts_cross_counter_byte_wraps_every_width() {
             let aad: Vec<u8> = (0..[0, 20, 300][i % 3]).map(|_| rng.gen()).collect();
             let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
             let what = format!(
-                "{name} held_form={held_form}: klen={klen} alen={} plen={len}",
+                "{name} {tuning:?}: klen={klen} alen={} plen={len}",
                 aad.len()
             );
             let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
-            let d = driver(w, &key).with_held_form(held_form);
+            let d = driver(w, &key).with_tuning(tuning);
 
             let mut data = pt.clone();
             let mut tag = [0u8; 16];
