@@ -281,7 +281,13 @@ type Sums<V> = (V, V, V);
 /// No partial products yet.
 /// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
 /// with `KARA`): on the VEX ymm driver (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder
-/// Lake runs), and only where the driver's [`GcmTuning`] says so.
+/// Lake runs), and only where the driver's [`GcmTuning`] says so. Tried on the other
+/// widths too, on Zen 4: `gcm-aes-vaes-avx10_512` read open 3-5% faster but seal 2-5%
+/// slower against aws-lc-rs (`cargo xtask peers --suite aes-gcm`, three alternating runs:
+/// 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420 bytes 1.79-1.80x -> 1.61-1.78x), so it stays
+/// schoolbook; `-avx10_256` measured 8-20% faster, but LLVM then zeroed a stack slot with
+/// a zmm store, which `cargo xtask asm` refuses in a ymm entry (and no AMD core picks
+/// that driver unless zmm is demoted).
 #[inline(always)]
 const fn karatsuba<V: SimdVec>() -> bool {
     V::BYTES == 32 && !V::EVEX
