@@ -360,6 +360,8 @@ def main():
             # ciphertext hashed from memory).
             for decrypt in ((0, 1) if num == SSE else (0, 1, 2, 3)):
                 direction = ("seal", "open", "seal Intel form", "open Intel form")[decrypt]
+                if num != SSE and decrypt < 2:
+                    direction += " other form"
                 for i, n in enumerate(GCM_LENGTHS + [rng.randrange(1, MAX_LEN)
                                                      for _ in range(opts.random_lengths)]):
                     alen = AAD_LENGTHS[(i + klen + decrypt) % len(AAD_LENGTHS)]

@@ -445,7 +445,7 @@ pub unsafe extern "C" fn cryptoreg_emu_gcm(
         // The one-shot entries read the 12-byte nonce (the first 12 bytes of J0) and
         // append the 32-bit 1 themselves.
         if driver == 3 {
-            let f = if decrypt != 0 {
+            let f = if decrypt & 1 != 0 {
                 sse::gcm_open_aesni
             } else {
                 sse::gcm_seal_aesni
@@ -621,7 +621,7 @@ unsafe fn gcm_split_sse(
             }
             sse::ghash_clmulni(powers, &mut acc, block.as_ptr(), 16);
         }
-        let f = if decrypt != 0 {
+        let f = if decrypt & 1 != 0 {
             sse::gcm_dec_aesni
         } else {
             sse::gcm_enc_aesni

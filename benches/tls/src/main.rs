@@ -43,8 +43,8 @@ struct Opts {
 
 const USAGE: &str = "usage: cryptoreg-tls-bench [--rounds N] [--mib M] [--handshakes H]";
 
-/// The options, or the usage line (with what was wrong) for anything else: `--help`
-/// included, so that asking the bench what it takes prints the answer rather than a panic.
+/// The options, or the usage line with what was wrong (the caller exits 2); `--help`
+/// prints the usage and exits 0. Never a panic.
 fn opts() -> Result<Opts, String> {
     let mut o = Opts {
         rounds: 15,
@@ -62,8 +62,14 @@ fn opts() -> Result<Opts, String> {
             ("--rounds", Some(v)) => o.rounds = v,
             ("--mib", Some(v)) => o.mib = v,
             ("--handshakes", Some(v)) => o.handshakes = v,
-            ("--help" | "-h", _) => return Err(USAGE.to_string()),
-            (a, _) => return Err(format!("unknown or incomplete argument {a:?}\n{USAGE}")),
+            ("--help" | "-h", _) => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            ("--rounds" | "--mib" | "--handshakes", None) => {
+                return Err(format!("{} takes a positive number\n{USAGE}", args[i]))
+            }
+            (a, _) => return Err(format!("unknown argument {a:?}\n{USAGE}")),
         }
         i += 2;
     }

@@ -3,11 +3,13 @@
 //!
 //! The main loop handles 16 blocks per group (`N` = 8 ymm or 4 zmm vectors): the AES
 //! rounds of the next 16 counter blocks run interleaved with the GHASH multiplies of 16
-//! ciphertext blocks of the previous group (when encrypting, the ciphertext it just wrote;
-//! when decrypting, the ciphertext it loaded for its own XOR, handed over in registers,
-//! since in place it has been overwritten by then), with one reduction per two groups
-//! (see [`gcm_crypt`]). The two chains are independent, so the AES and the
-//! carry-less multiply units work at the same time. Fewer blocks than a group go through
+//! ciphertext blocks, with one reduction per two groups (see [`gcm_crypt`]). When
+//! encrypting, those are the previous group's, which it just wrote; when decrypting, the
+//! group's own, read from memory before they are overwritten, or, on Intel and from
+//! [`HELD_MIN_GROUPS`] groups, the previous group's, which it loaded for its own XOR and
+//! hands over in registers. Which form runs, and whether GHASH multiplies schoolbook or
+//! Karatsuba-style, is the driver's [`GcmTuning`] for its CPU's vendor. The two chains are
+//! independent, so the AES and the carry-less multiply units work at the same time. Fewer blocks than a group go through
 //! a short path: the keystream vector by vector (masked or partial on the last one), and
 //! one GHASH of the zero-padded tail.
 //!
@@ -278,11 +280,10 @@ unsafe fn any_group<
 /// The partial products (low, middle, high) of a GHASH multiply, summed until a reduction.
 type Sums<V> = (V, V, V);
 
-/// No partial products yet.
 /// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
 /// with `KARA`): on the VEX ymm driver (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder
 /// Lake runs), and only where the driver's [`GcmTuning`] says so. Tried on the other
-/// widths too, on Zen 4: `gcm-aes-vaes-avx10_512` read open 3-5% faster but seal 2-5%
+/// widths too, on Zen 4: `gcm-aes-vaes-avx10_512` read open 3-5% faster but seal 2-10%
 /// slower against aws-lc-rs (`cargo xtask peers --suite aes-gcm`, three alternating runs:
 /// 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420 bytes 1.79-1.80x -> 1.61-1.78x), so it stays
 /// schoolbook; `-avx10_256` measured 8-20% faster, but LLVM then zeroed a stack slot with
@@ -327,6 +328,7 @@ unsafe fn reduce_main<V: SimdVec, const KARA: bool>((lo, mi, hi): Sums<V>) -> V 
     }
 }
 
+/// No partial products yet.
 #[inline(always)]
 unsafe fn no_sums<V: SimdVec>() -> Sums<V> {
     // SAFETY: target features per the module contract.
@@ -502,7 +504,8 @@ unsafe fn encrypt_lanes<W: AesVec, const R: usize>(keys: &[[u8; 16]; 15], ctr: W
 /// `H^16 .. H^1`, and the summed partial products are reduced once per pair (one reduction
 /// and one lane fold per 32 blocks, as aws-lc's AVX-512 code defers them; measured about
 /// 10% faster on zmm). The last group's ciphertext is hashed after the loop, with a last
-/// odd group's when there is one.
+/// odd group's when there is one. (Decryption in its own-group form hashes each group's
+/// own ciphertext instead: see [`gcm_crypt_form`].)
 ///
 /// `tuning` picks between forms of the loop that measured faster on different CPUs
 /// ([`GcmTuning`]); every form gives the same bytes.

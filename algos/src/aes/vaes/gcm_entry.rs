@@ -24,7 +24,7 @@ pub type GcmEntry = unsafe fn(
 );
 
 /// The one-shot entries' type: keys, rounds, powers, 12-byte nonce, AAD, AAD length, src,
-/// dst, len, tag, tag length, and the decryption form as for [`GcmEntry`].
+/// dst, len, tag, tag length, and the loop's form as for [`GcmEntry`].
 pub type GcmOneShotEntry = unsafe fn(
     &RoundKeyBytes,
     usize,

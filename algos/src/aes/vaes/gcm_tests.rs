@@ -153,8 +153,8 @@ fn spec_test_cases_every_width() {
 }
 
 /// Lengths 0..2000 with block and group boundaries (and their neighbours) favoured, and
-/// now and then one around 8 groups (2 KiB, `gcm::HELD_MIN_GROUPS`), where decryption's
-/// held-register form starts.
+/// now and then one in 2030..2340, around 8 groups (2 KiB, `gcm::HELD_MIN_GROUPS`), where
+/// decryption's held-register form starts.
 fn pick_len(rng: &mut ChaCha20Rng) -> usize {
     match rng.gen_range(0..5) {
         0 => rng.gen_range(0..2000),
@@ -268,7 +268,7 @@ fn differential_against_plain_gcm_every_width() {
                 pt.len()
             );
             let (ct, full) = ref_seal(&key, &nonce, &aad, &pt);
-            // Either form of the loop, whichever this CPU's drivers pick.
+            // Either form of the loop, regardless of the one this CPU's drivers pick.
             let tuning = [GcmTuning::Intel, GcmTuning::Other][rng.gen_range(0..2)];
             let what = format!("{what} {tuning:?}");
             let d = driver(w, &key).with_tuning(tuning);
