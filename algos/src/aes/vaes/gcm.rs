@@ -281,17 +281,21 @@ unsafe fn any_group<
 type Sums<V> = (V, V, V);
 
 /// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
-/// with `KARA`): on the VEX ymm driver (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder
-/// Lake runs), and only where the driver's [`GcmTuning`] says so. Tried on the other
-/// widths too, on Zen 4: `gcm-aes-vaes-avx10_512` read open 3-5% faster but seal 2-10%
-/// slower against aws-lc-rs (`cargo xtask peers --suite aes-gcm`, three alternating runs:
-/// 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420 bytes 1.79-1.80x -> 1.61-1.78x), so it stays
-/// schoolbook; `-avx10_256` measured 8-20% faster, but LLVM then zeroed a stack slot with
-/// a zmm store, which `cargo xtask asm` refuses in a ymm entry (and no AMD core picks
-/// that driver unless zmm is demoted).
+/// with `KARA`), where the driver's [`GcmTuning`] says so: on the VEX ymm driver
+/// (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder Lake runs), and on zmm when
+/// decrypting at least [`HELD_MIN_GROUPS`] groups ([`gcm_crypt`] checks the length).
+///
+/// Measured on Zen 4. zmm sealing with it read slower against aws-lc-rs (`cargo xtask
+/// peers --suite aes-gcm`, three alternating runs: 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420
+/// bytes 1.79-1.80x -> 1.61-1.78x); zmm opening faster from 8 KiB on and about 1% slower
+/// at 1420 bytes (`cryptoctl speed 'gcm(aes)' --driver gcm-aes-vaes-avx10_512 --aad 13`,
+/// twelve alternating runs, best three MB/s: 8 / 16 KiB 12127-12215 / 12216-12323 ->
+/// 12460-12515 / 12788-12802, 1420 bytes 9484-9526 -> 9361-9437). `-avx10_256` measured
+/// 8-20% faster, but LLVM then zeroed a stack slot with a zmm store, which `cargo xtask
+/// asm` refuses in a ymm entry (and no AMD core picks that driver unless zmm is demoted).
 #[inline(always)]
-const fn karatsuba<V: SimdVec>() -> bool {
-    V::BYTES == 32 && !V::EVEX
+const fn karatsuba<V: SimdVec, const DEC: bool>() -> bool {
+    (V::BYTES == 32 && !V::EVEX) || (V::BYTES == 64 && DEC)
 }
 
 /// Adds the partial products of the GHASH block `b` times the power `p` to the main
@@ -528,10 +532,12 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
     V::Half: AesVec,
 {
     let intel = tuning == GcmTuning::Intel;
+    // zmm takes it for long decryptions only (see `karatsuba`).
+    let long_enough = V::BYTES < 64 || len >= HELD_MIN_GROUPS * N * V::BYTES;
     // SAFETY: forwarded from this function's contract. (Where `karatsuba` is false, the
     // first branch is dead and only one loop is compiled.)
     unsafe {
-        if karatsuba::<V>() && !intel {
+        if karatsuba::<V, DEC>() && !intel && long_enough {
             gcm_crypt_form::<V, R, N, DEC, true>(keys, powers, ctr, acc, src, dst, len, false)
         } else {
             gcm_crypt_form::<V, R, N, DEC, false>(keys, powers, ctr, acc, src, dst, len, intel)
@@ -552,10 +558,10 @@ pub enum GcmTuning {
     Intel,
     /// Other vendors (measured on AMD Zen 4): decryption hashes each group's own ciphertext
     /// from memory during that group (the held form read 3.5-5% slower on zmm, 5-8% on
-    /// ymm), and the VEX ymm loop multiplies Karatsuba-style (`mul_acc_main`: three
-    /// `vpclmulqdq` a vector; AMD's cores run `vpclmulqdq` at half a vector per cycle,
-    /// which bounds that loop; BoringSSL's AVX2 AES-GCM found the same trade worth about
-    /// 5% on Zen 3).
+    /// ymm), and the VEX ymm loop, and the zmm one decrypting 2 KiB or more, multiply
+    /// Karatsuba-style (`mul_acc_main`, `karatsuba`: three `vpclmulqdq` a vector; AMD's
+    /// cores run `vpclmulqdq` at half a vector per cycle; BoringSSL's AVX2 AES-GCM found
+    /// the same trade worth about 5% on Zen 3).
     Other,
 }
 
