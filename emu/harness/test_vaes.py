@@ -21,8 +21,8 @@ each split in two calls), in place and out of place, AES-128/192/256, text lengt
 multiply, the 16-byte tag compared too; the GHASH power table is computed under emulation.
 The VAES drivers run in both forms of their loop (`GcmTuning`: the one they use on Intel
 CPUs, schoolbook GHASH and, from 8 groups = 2 KiB on, decryption hashing ciphertext held
-in registers; and the one they use elsewhere, Karatsuba GHASH on avx2 and each group's own
-ciphertext hashed from memory).
+in registers; and the one they use elsewhere, Karatsuba GHASH on avx2 and on avx10_512
+decrypting 2 KiB or more, and each group's own ciphertext hashed from memory).
 GHASH (`ghash_vpclmulqdq_*`, driver numbers as above): lengths 1 .. 4111 into a random
 accumulator, against the native reference. `--suites` picks a subset of xts, ctr, gcm,
 ghash (all by default).
@@ -356,8 +356,8 @@ def main():
             # Bit 0: open (else seal). Bit 1, VAES drivers only: the loop in the form the
             # drivers run on Intel CPUs (GcmTuning::Intel: schoolbook GHASH, and from 8
             # groups on decryption hashing ciphertext held in registers); without it the
-            # form they run elsewhere (Karatsuba GHASH on avx2, each group's own
-            # ciphertext hashed from memory).
+            # form they run elsewhere (Karatsuba GHASH on avx2 and on avx10_512 decrypting
+            # 2 KiB or more, each group's own ciphertext hashed from memory).
             for decrypt in ((0, 1) if num == SSE else (0, 1, 2, 3)):
                 direction = ("seal", "open", "seal Intel form", "open Intel form")[decrypt]
                 if num != SSE and decrypt < 2:
