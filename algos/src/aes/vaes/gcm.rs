@@ -9,9 +9,9 @@
 //! [`HELD_MIN_GROUPS`] groups, the previous group's, which it loaded for its own XOR and
 //! hands over in registers. Which form runs, and whether GHASH multiplies schoolbook or
 //! Karatsuba-style, is the driver's [`GcmTuning`] for its CPU's vendor. The two chains are
-//! independent, so the AES and the carry-less multiply units work at the same time. Fewer blocks than a group go through
-//! a short path: the keystream vector by vector (masked or partial on the last one), and
-//! one GHASH of the zero-padded tail.
+//! independent, so the AES and the carry-less multiply units work at the same time. Fewer
+//! blocks than a group go through a short path: the keystream vector by vector (masked or
+//! partial on the last one), and one GHASH of the zero-padded tail.
 //!
 //! Counters: the counter block `J0 + i` is kept as a reflected lane value (the block
 //! byte-swapped), so one `vpaddq` steps it. GCM increments only the last 32 bits
@@ -183,6 +183,13 @@ unsafe fn group<
 /// (see [`group`]).
 const HELD_MIN_GROUPS: usize = 8;
 
+/// Whether a run of `len` bytes holds at least [`HELD_MIN_GROUPS`] groups: where the held
+/// decryption and the zmm decryption's Karatsuba form start.
+#[inline(always)]
+const fn long_run<V: SimdVec, const N: usize>(len: usize) -> bool {
+    len >= HELD_MIN_GROUPS * N * V::BYTES
+}
+
 /// Whether the stitched loop reads its middle round keys from the key schedule in every
 /// group (one broadcast load per round, through [`opaque_ptr`](crate::x86::opaque_ptr) so
 /// that the loads stay in the loop) instead of holding them all in registers.
@@ -224,9 +231,9 @@ const fn keys_from_schedule<V: SimdVec>() -> bool {
 /// source (before the held vectors of [`group`]), from the first round they measured
 /// 2-3% slower than sealing (`cryptoreg-peers --suite aes-gcm`, open out of place / seal
 /// in place at 8 KiB, three alternating runs of the two builds on Zen 4: 0.96-0.97x at
-/// both key sizes with the first round, 0.98-1.00x with the third; `cryptoctl speed` open at 1420 / 16384 bytes 9411-9462 / 12252-12323 ->
-/// 9496-9583 / 12364-12406 MB/s). `group` asserts at compile time that the multiplies end
-/// by the last middle round.
+/// both key sizes with the first round, 0.98-1.00x with the third; `cryptoctl speed` open
+/// at 1420 / 16384 bytes 9411-9462 / 12252-12323 -> 9496-9583 / 12364-12406 MB/s).
+/// `group` asserts at compile time that the multiplies end by the last middle round.
 #[inline(always)]
 const fn ghash_first_round<V: SimdVec>(dec: bool) -> usize {
     if V::BYTES == 64 && dec {
@@ -283,7 +290,7 @@ type Sums<V> = (V, V, V);
 /// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
 /// with `KARA`), where the driver's [`GcmTuning`] says so: on the VEX ymm driver
 /// (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder Lake runs), and on zmm when
-/// decrypting at least [`HELD_MIN_GROUPS`] groups ([`gcm_crypt`] checks the length).
+/// decrypting at least [`HELD_MIN_GROUPS`] groups ([`long_run`], checked by [`gcm_crypt`]).
 ///
 /// Measured on Zen 4. zmm sealing with it read slower against aws-lc-rs (`cargo xtask
 /// peers --suite aes-gcm`, three alternating runs: 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420
@@ -533,7 +540,7 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
 {
     let intel = tuning == GcmTuning::Intel;
     // zmm takes it for long decryptions only (see `karatsuba`).
-    let long_enough = V::BYTES < 64 || len >= HELD_MIN_GROUPS * N * V::BYTES;
+    let long_enough = V::BYTES < 64 || long_run::<V, N>(len);
     // SAFETY: forwarded from this function's contract. (Where `karatsuba` is false, the
     // first branch is dead and only one loop is compiled.)
     unsafe {
@@ -654,7 +661,7 @@ unsafe fn gcm_crypt_form<
                     r
                 }};
             }
-            if DEC && held_form && left >= HELD_MIN_GROUPS * bytes {
+            if DEC && held_form && long_run::<V, N>(left) {
                 // As encryption: each group hashes the previous group's ciphertext, which
                 // it loaded for its own XOR and hands over in registers (in place it is
                 // overwritten by then); pairs of groups reduced once.
