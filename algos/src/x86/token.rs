@@ -113,6 +113,14 @@ macro_rules! implies_avx2 {
 
 implies_avx2!(Avx512, Avx512Ifma);
 
+impl Avx512Ifma {
+    /// The `Avx512` token this one implies (its set is a superset of `Avx512`'s): the fused
+    /// `-avx512ifma` driver runs the radix-2^26 zmm entries at some lengths.
+    pub(crate) fn avx512(self) -> Avx512 {
+        Avx512(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +134,8 @@ mod tests {
         for big in [Avx512::FEATURES, Avx512Ifma::FEATURES] {
             assert!(within(Avx2::FEATURES, big));
         }
+        // And `Avx512Ifma::avx512`.
+        assert!(within(Avx512::FEATURES, Avx512Ifma::FEATURES));
     }
 
     #[test]

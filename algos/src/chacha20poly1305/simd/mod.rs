@@ -24,6 +24,8 @@
 //! open, runs the avx2 entries in the zmm drivers too (measured on Zen 4: the ymm whole
 //! seal and whole open take the one-time key from their first batch from 448 bytes on,
 //! the zmm ones only from 960, below which the zmm entries compute it alone first).
+//! From 960 to 1216 bytes (`RADIX26_TEXTS`: the zmm first batch and a tail of one row)
+//! `-avx512ifma` runs `-avx512`'s entries, whose radix-2^26 Poly1305 measured faster there.
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -200,11 +202,15 @@ impl Width {
     ///
     /// Opening, the bound is [`MID_OPEN`] instead: below it the avx2 whole-open entry
     /// takes the key from its first batch, the zmm ones could not.
+    ///
+    /// For [`RADIX26_TEXTS`], `-avx512ifma` runs `-avx512`'s entries (Poly1305 in radix
+    /// 2^26), which measured faster there.
     fn one_shot_width(self, len: usize, encrypt: bool) -> Width {
         let mid = if encrypt { MID_TEXT } else { MID_OPEN };
         match self {
             Width::Avx512(t) if len <= mid => Width::Avx2(t.avx2()),
             Width::Avx512Ifma(t) if len <= mid => Width::Avx2(t.avx2()),
+            Width::Avx512Ifma(t) if RADIX26_TEXTS.contains(&len) => Width::Avx512(t.avx512()),
             w => w,
         }
     }
@@ -672,6 +678,23 @@ const MID_TEXT: usize = 640;
 /// / 1487-1506 against 1341-1377 / 1505-1521 / 1637-1653 / 1631-1709; at 960 the zmm
 /// whole open wins, 1823-1848 against 1577-1639.
 const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
+
+/// The one-shot texts for which `rfc7539-chacha20-poly1305-avx512ifma` runs the
+/// radix-2^26 entries of `-avx512` instead of its own ([`Width::one_shot_width`]): the
+/// zmm whole seal or open's first batch (`raw::SEAL_MIN_ZMM`, 960 bytes) and a tail of at
+/// most four blocks, one horizontal row, whose single dependency chain the Poly1305
+/// groups queued from the first batch run beside. There the IFMA lanes measured slower
+/// on Zen 4, and from a tail of five blocks (three rows) faster (`cryptoctl speed
+/// 'rfc7539(chacha20,poly1305)' --driver rfc7539-chacha20-poly1305-avx512ifma --aad 13`,
+/// seven alternating runs of a build without and one with this bound, best three MB/s):
+/// seal at 1024 / 1088 / 1152 / 1216 bytes 1789-1810 / 1830-1857 / 1909-1937 / 1952-1988
+/// -> 1924-1936 / 2003-2021 / 2070-2092 / 2127-2140, open 1786-1797 / 1838-1847 /
+/// 1940-1956 / 1989-1992 -> 1916-1956 / 1995-2001 / 2078-2081 / 2126-2134; at 960 seal
+/// level (1897-1920 against 1901-1910), open 1831-1839 -> 1887-1889; with the bound at
+/// 1344, 1217 / 1248 bytes level and 1280 bytes 2-3% slower, so it stops at 1216. (Below
+/// 960 a seal keeps its own entries, an open the avx2 ones: [`MID_OPEN`].)
+const RADIX26_TEXTS: core::ops::RangeInclusive<usize> =
+    raw::SEAL_MIN_ZMM..=raw::SEAL_MIN_ZMM + 4 * 64;
 
 /// Runs `f` over the short path's buffer: room for the key block, then the text
 /// (ciphertext, or plaintext that `open` wipes), in whole blocks. Zeroed, not wiped as a

@@ -209,6 +209,8 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
         // Around the whole seal's first batch (key block + 7 or 15 text blocks) and one
         // batch after it: ymm 448, zmm 960, 960 + 1024.
         447, 448, 449, 959, 960, 961, 1983, 1984, 1985, 1472, 1473,
+        // The end of `-avx512ifma`'s run on the radix-2^26 entries (`RADIX26_TEXTS`).
+        1215, 1216, 1217,
         // The short path's key block and text in one to three horizontal rows (up to 704
         // bytes of text on zmm, 448 on ymm), its buffer sizes (192, 448), and the ChaCha20
         // core's row kernels (5 to 12 blocks).
