@@ -692,7 +692,9 @@ const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
 /// 1940-1956 / 1989-1992 -> 1916-1956 / 1995-2001 / 2078-2081 / 2126-2134; at 960 seal
 /// level (1897-1920 against 1901-1910), open 1831-1839 -> 1887-1889; with the bound at
 /// 1344, 1217 / 1248 bytes level and 1280 bytes 2-3% slower, so it stops at 1216. (Below
-/// 960 a seal keeps its own entries, an open the avx2 ones: [`MID_OPEN`].)
+/// 960 a seal keeps its own entries, an open the avx2 ones: [`MID_OPEN`].) Not gated by
+/// vendor: on the Intel (Emerald Rapids) VM the two drivers sealed 1024 bytes level
+/// (`cargo xtask peers --suite chacha`: 2133 against 2120 MB/s, the README's table).
 const RADIX26_TEXTS: core::ops::RangeInclusive<usize> =
     raw::SEAL_MIN_ZMM..=raw::SEAL_MIN_ZMM + 4 * 64;
 
