@@ -25,7 +25,8 @@
 //! seal and whole open take the one-time key from their first batch from 448 bytes on,
 //! the zmm ones only from 960, below which the zmm entries compute it alone first).
 //! From 960 to 1216 bytes (`RADIX26_TEXTS`: the zmm first batch and a tail of one row)
-//! `-avx512ifma` runs `-avx512`'s entries, whose radix-2^26 Poly1305 measured faster there.
+//! the `-avx512ifma` drivers run `-avx512`'s entries, whose radix-2^26 Poly1305 measured
+//! faster there.
 //!
 //! The text goes through in chunks of one ChaCha20 batch (512 or 1024 bytes): each chunk
 //! is encrypted by the ChaCha20 SIMD core (`chacha20::simd`) and its ciphertext absorbed by
@@ -123,7 +124,8 @@ pub mod raw {
         super::fused::keyed_open_range::<crate::x86::vector::Zmm>();
 
     /// The tag from a Poly1305 sum after AAD and text: the length block, the reduction,
-    /// `s`.
+    /// `s`. `r` as [`setup`] gives it and `h` as an entry left it (its top limb at most 4,
+    /// the scalar step's bound: another `h` gives a wrong tag, or a debug assertion).
     pub fn finish(r: &RLimbs, s: &[u8; 16], h: [u64; 3], aad: usize, text: usize) -> [u8; 16] {
         let mut r = super::entry::r64(r);
         let t = super::tag(&r, s, crate::poly1305::simd::scalar::Acc { h }, aad, text);
@@ -679,22 +681,25 @@ const MID_TEXT: usize = 640;
 /// whole open wins, 1823-1848 against 1577-1639.
 const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
 
-/// The one-shot texts for which `rfc7539-chacha20-poly1305-avx512ifma` runs the
-/// radix-2^26 entries of `-avx512` instead of its own ([`Width::one_shot_width`]): the
-/// zmm whole seal or open's first batch (`raw::SEAL_MIN_ZMM`, 960 bytes) and a tail of at
-/// most four blocks, one horizontal row, whose single dependency chain the Poly1305
-/// groups queued from the first batch run beside. There the IFMA lanes measured slower
-/// on Zen 4, and from a tail of five blocks (three rows) faster (`cryptoctl speed
+/// The one-shot texts for which the `-avx512ifma` drivers (`rfc7539-chacha20-poly1305-`
+/// and `xchacha20poly1305-avx512ifma`, one code path) run the radix-2^26 entries of
+/// `-avx512` instead of their own ([`Width::one_shot_width`]): the zmm whole seal or
+/// open's first batch (`raw::SEAL_MIN_ZMM`, 960 bytes) and a tail of at most four blocks,
+/// one horizontal row, whose single dependency chain the Poly1305 groups queued from the
+/// first batch run beside. There the IFMA lanes measured slower on Zen 4 (`cryptoctl speed
 /// 'rfc7539(chacha20,poly1305)' --driver rfc7539-chacha20-poly1305-avx512ifma --aad 13`,
 /// seven alternating runs of a build without and one with this bound, best three MB/s):
 /// seal at 1024 / 1088 / 1152 / 1216 bytes 1789-1810 / 1830-1857 / 1909-1937 / 1952-1988
 /// -> 1924-1936 / 2003-2021 / 2070-2092 / 2127-2140, open 1786-1797 / 1838-1847 /
 /// 1940-1956 / 1989-1992 -> 1916-1956 / 1995-2001 / 2078-2081 / 2126-2134; at 960 seal
-/// level (1897-1920 against 1901-1910), open 1831-1839 -> 1887-1889; with the bound at
-/// 1344, 1217 / 1248 bytes level and 1280 bytes 2-3% slower, so it stops at 1216. (Below
-/// 960 a seal keeps its own entries, an open the avx2 ones: [`MID_OPEN`].) Not gated by
-/// vendor: on the Intel (Emerald Rapids) VM the two drivers sealed 1024 bytes level
-/// (`cargo xtask peers --suite chacha`: 2133 against 2120 MB/s, the README's table).
+/// level (1897-1920 against 1901-1910), open 1831-1839 -> 1887-1889. With the bound at
+/// 1344, the five-block tails of 1217 / 1248 bytes measured level and 1280 bytes 2-3%
+/// slower on the radix-2^26 entries, so it stops at 1216. (Below 960 a seal keeps its own
+/// entries, an open the avx2 ones: [`MID_OPEN`].) Measured for `rfc7539` only; the
+/// `xchacha20poly1305` requests run the same entries after their subkey. Not gated by
+/// vendor: on the Intel (Emerald Rapids) VM the two `rfc7539` drivers sealed 1024 bytes
+/// level (`cargo xtask peers --suite chacha`, 2133 against 2120 MB/s, the README's table,
+/// measured before this bound, when `-avx512ifma` ran its own entries there).
 const RADIX26_TEXTS: core::ops::RangeInclusive<usize> =
     raw::SEAL_MIN_ZMM..=raw::SEAL_MIN_ZMM + 4 * 64;
 

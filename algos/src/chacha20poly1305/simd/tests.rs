@@ -502,6 +502,48 @@ fn ifma_token_covers_the_zmm_chacha20_core() {
     }
 }
 
+/// Which entries a one-shot request runs (`Width::one_shot_width`), at both sides of each
+/// bound, for every width this host has (an IFMA host, as CI's, checks all three): the zmm
+/// drivers run the avx2 entries up to `MID_TEXT` (seal) / `MID_OPEN` (open), and
+/// `-avx512ifma` runs `-avx512`'s for `RADIX26_TEXTS` (960 to 1216 bytes), its own above.
+#[test]
+fn one_shot_width_follows_the_measured_bounds() {
+    let name = |w: Width| match w {
+        Width::Avx2(_) => "avx2",
+        Width::Avx512(_) => "avx512",
+        Width::Avx512Ifma(_) => "avx512ifma",
+    };
+    let host = HostFeatures::detect();
+    let cases: [(usize, bool, &str, &str); 12] = [
+        // (text bytes, sealing, on -avx512, on -avx512ifma)
+        (640, true, "avx2", "avx2"),
+        (641, true, "avx512", "avx512ifma"),
+        (959, true, "avx512", "avx512ifma"),
+        (960, true, "avx512", "avx512"),
+        (1216, true, "avx512", "avx512"),
+        (1217, true, "avx512", "avx512ifma"),
+        (959, false, "avx2", "avx2"),
+        (960, false, "avx512", "avx512"),
+        (1216, false, "avx512", "avx512"),
+        (1217, false, "avx512", "avx512ifma"),
+        (1983, false, "avx512", "avx512ifma"),
+        (8192, true, "avx512", "avx512ifma"),
+    ];
+    for (len, seal, zmm, ifma) in cases {
+        if let Ok(t) = Avx2::new(&host, "t") {
+            assert_eq!(name(Width::Avx2(t).one_shot_width(len, seal)), "avx2");
+        }
+        if let Ok(t) = Avx512::new(&host, "t") {
+            let got = name(Width::Avx512(t).one_shot_width(len, seal));
+            assert_eq!(got, zmm, "-avx512, {len} bytes, seal {seal}");
+        }
+        if let Ok(t) = Avx512Ifma::new(&host, "t") {
+            let got = name(Width::Avx512Ifma(t).one_shot_width(len, seal));
+            assert_eq!(got, ifma, "-avx512ifma, {len} bytes, seal {seal}");
+        }
+    }
+}
+
 /// The whole-seal entries (`rfc7539_seal_*`) called directly, in place and out of place at
 /// misaligned offsets (`seal` reaches them in place only): every text length from the
 /// entry's minimum to 130 bytes above it, both sides of the following batch boundaries,

@@ -60,8 +60,9 @@ pub mod raw {
         st.finalize()
     }
 
-    /// Finishes a running sum `h` (as the entries leave it) after `rest` (< 16 bytes):
-    /// pads, absorbs and adds `s`.
+    /// Finishes a running sum `h` (as the entries leave it: its top limb at most 4, the
+    /// scalar step's bound; another `h` gives a wrong tag, or a debug assertion) after
+    /// `rest` (< 16 bytes): pads, absorbs and adds `s`.
     pub fn finish(key: &Poly1305Key, h: [u64; 3], rest: &[u8]) -> [u8; 16] {
         super::hash::finish(key, super::scalar::Acc { h }, rest)
     }
