@@ -19,7 +19,7 @@ use crate::contenders::{
 };
 use crate::harness::{interleaved, Contender, Settings};
 use crate::offsets;
-use crate::report::{Goal, Table};
+use crate::report::{pick_lines, Goal, Table};
 
 const SIZES: &[usize] = &[16, 64, 1420, 8192];
 const RING: &str = "ring 0.17";
@@ -204,6 +204,10 @@ pub fn run(reg: &Registry, s: Settings) -> String {
         let t = seal_table(reg, &gcm, key_len, s);
         out += &t.render();
         out.push('\n');
+        if let Ok(chosen) = reg.resolve("gcm(aes)") {
+            out += &pick_lines(&t, chosen.driver(), &gcm);
+            out.push('\n');
+        }
         goals.extend(seal_goals(&t, &gcm, key_len * 8));
         if let Some((best, _)) = t.best_of(&gcm, 8192) {
             let (t, g) = open_vs_seal(reg, best, key_len, s);

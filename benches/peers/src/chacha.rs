@@ -25,7 +25,7 @@ use crate::contenders::{
 };
 use crate::harness::{interleaved, Contender, Settings};
 use crate::offsets;
-use crate::report::{Goal, Table};
+use crate::report::{pick_lines, Goal, Table};
 
 const AEAD: &str = "rfc7539(chacha20,poly1305)";
 /// Issue 23's sizes: VPN and QUIC packets and small TLS records up to 16 KiB records.
@@ -245,6 +245,10 @@ pub fn run(reg: &Registry, s: Settings) -> String {
     let seal = seal_table(reg, &aead, s);
     out += &seal.render();
     out.push('\n');
+    if let Ok(chosen) = reg.resolve(AEAD) {
+        out += &pick_lines(&seal, chosen.driver(), &aead);
+        out.push('\n');
+    }
     let cipher = cipher_table(reg, &chacha, s);
     out += &cipher.render();
     out.push('\n');

@@ -84,3 +84,55 @@ impl Goal {
         }
     }
 }
+
+/// The driver the registry picks for an algorithm against the fastest of its drivers at
+/// each size of `t`: one line a size, flagged `CHECK` below 0.97. Not one of issue 23's
+/// goals (those take the best driver, what this host can reach), but what a user gets: a
+/// pick slower than a sibling at some size means a length bound or the ladder chose wrong
+/// there (`rfc7539-chacha20-poly1305-avx512ifma` read 0.93x its `-avx512` sibling at 1024
+/// bytes on Zen 4 until it ran that sibling's entries there).
+pub fn pick_lines(t: &Table, pick: &str, among: &[String]) -> String {
+    let mut out = format!(
+        "{}: the registry's pick against the fastest driver\n",
+        t.title
+    );
+    for &size in &t.sizes {
+        match (t.rate(pick, size), t.best_of(among, size)) {
+            (Some(p), Some((b, r))) => {
+                let ratio = p / r;
+                out += &format!(
+                    "  pick / best at {size}: {ratio:.2}x ({pick} {:.0} / {b} {:.0} MB/s){}\n",
+                    p / 1e6,
+                    r / 1e6,
+                    if ratio < 0.97 { "  CHECK" } else { "" }
+                );
+            }
+            _ => out += &format!("  pick / best at {size}: n/a ({pick} not measured)\n"),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ratio, the flag below 0.97, and a pick that was not measured.
+    #[test]
+    fn pick_lines_flag_a_slow_pick() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let mut t = Table::new("T", &[16, 64], names.clone());
+        t.rates[0] = vec![90e6, 100e6];
+        t.rates[1] = vec![100e6, 50e6];
+        let out = pick_lines(&t, "a", &names);
+        assert!(
+            out.contains("pick / best at 16: 0.90x (a 90 / b 100 MB/s)  CHECK"),
+            "{out}"
+        );
+        assert!(
+            out.contains("pick / best at 64: 1.00x (a 100 / a 100 MB/s)\n"),
+            "{out}"
+        );
+        assert!(pick_lines(&t, "c", &names).contains("at 16: n/a (c not measured)"));
+    }
+}
