@@ -231,8 +231,9 @@ impl Lanes44 {
 
     /// Stage `k` (0 to [`STAGES44`] - 1, a constant after inlining) of absorbing the group
     /// of 8 blocks at `p`: the message limbs, one column of the product each, the columns
-    /// combined, the carry pass with the message added. The fused core runs one stage
-    /// after each ChaCha20 quarter round; `part` carries the values between stages.
+    /// combined, the carry pass with the message added. The fused core runs the stages
+    /// spread over a ChaCha20 double round, after quarter rounds 0, 1, 2, 4, 5 and 6;
+    /// `part` carries the values between stages.
     ///
     /// # Safety
     /// `p` is readable for 128 bytes; the CPU has AVX-512F and AVX-512IFMA; the stages of
