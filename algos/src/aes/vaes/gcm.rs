@@ -288,9 +288,9 @@ unsafe fn any_group<
 type Sums<V> = (V, V, V);
 
 /// Whether the main loop may multiply its GHASH blocks Karatsuba-style ([`mul_acc_main`]
-/// with `KARA`), where the driver's [`GcmTuning`] says so: on the VEX ymm driver
-/// (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder Lake runs), and on zmm when
-/// decrypting at least [`HELD_MIN_GROUPS`] groups ([`long_run`], checked by [`gcm_crypt`]).
+/// with `KARA`) for a call of `len` bytes, where the driver's [`GcmTuning`] says so: on
+/// the VEX ymm driver (`gcm-aes-vaes-avx2`, the one a Zen 3 or an Alder Lake runs), and on
+/// zmm when decrypting at least [`HELD_MIN_GROUPS`] groups ([`long_run`]).
 ///
 /// Measured on Zen 4. zmm sealing with it read slower against aws-lc-rs (`cargo xtask
 /// peers --suite aes-gcm`, three alternating runs: 8 KiB 1.17-1.19x -> 1.15-1.17x, 1420
@@ -301,8 +301,8 @@ type Sums<V> = (V, V, V);
 /// 8-20% faster, but LLVM then zeroed a stack slot with a zmm store, which `cargo xtask
 /// asm` refuses in a ymm entry (and no AMD core picks that driver unless zmm is demoted).
 #[inline(always)]
-const fn karatsuba<V: SimdVec, const DEC: bool>() -> bool {
-    (V::BYTES == 32 && !V::EVEX) || (V::BYTES == 64 && DEC)
+const fn karatsuba<V: SimdVec, const N: usize, const DEC: bool>(len: usize) -> bool {
+    (V::BYTES == 32 && !V::EVEX) || (V::BYTES == 64 && DEC && long_run::<V, N>(len))
 }
 
 /// Adds the partial products of the GHASH block `b` times the power `p` to the main
@@ -539,12 +539,10 @@ pub(crate) unsafe fn gcm_crypt<V: AesVec, const R: usize, const N: usize, const 
     V::Half: AesVec,
 {
     let intel = tuning == GcmTuning::Intel;
-    // zmm takes it for long decryptions only (see `karatsuba`).
-    let long_enough = V::BYTES < 64 || long_run::<V, N>(len);
-    // SAFETY: forwarded from this function's contract. (Where `karatsuba` is false, the
-    // first branch is dead and only one loop is compiled.)
+    // SAFETY: forwarded from this function's contract. (Where `karatsuba` is false for
+    // every length, the first branch is dead and only one loop is compiled.)
     unsafe {
-        if karatsuba::<V, DEC>() && !intel && long_enough {
+        if karatsuba::<V, N, DEC>(len) && !intel {
             gcm_crypt_form::<V, R, N, DEC, true>(keys, powers, ctr, acc, src, dst, len, false)
         } else {
             gcm_crypt_form::<V, R, N, DEC, false>(keys, powers, ctr, acc, src, dst, len, intel)
