@@ -894,7 +894,7 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
 use cryptoreg_algos::chacha20::simd::raw as chacha_raw;
 
 /// ChaCha20 with the entry of driver `driver` (0 = `chacha20-ssse3`, 1 = `-avx2`,
-/// 2 = `-avx512vl`, 3 = `-avx512f`), from `src` into `dst` (`len` bytes each; the same
+/// 2 = `-avx512vl`, 3 = `-avx512f`; 4 and 5 the keyed entries, [`keyed`]), from `src` into `dst` (`len` bytes each; the same
 /// pointer for in place, or disjoint). `state` is the 16-word ChaCha20 state (constants,
 /// key, block counter, nonce), as the drivers build it; the entry does not write it back.
 /// Runs under emulation: no allocation, no panic, no call outside this library. An
@@ -920,9 +920,50 @@ pub unsafe extern "C" fn cryptoreg_emu_chacha20(
             1 => chacha_raw::chacha20_avx2,
             2 => chacha_raw::chacha20_avx512vl,
             3 => chacha_raw::chacha20_avx512f,
+            4 | 5 => return keyed(driver, &s, src, dst, len),
             _ => return,
         };
         f(&s, src, dst, len);
+    }
+}
+
+/// A keyed ChaCha20 entry (`chacha_raw::chacha20_keyed_*`).
+type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
+
+/// Drivers 4 and 5 of [`cryptoreg_emu_chacha20`]: the keyed entries of the ChaCha20-Poly1305
+/// short path (`chacha20_keyed_avx2`, `chacha20_keyed_avx512f`), the request's first 64
+/// bytes as the key block (stored by the entry into a buffer here, then XORed from `src`
+/// into `dst`, as many of them as `len` has) and the rest as the text, so that the output
+/// is the keystream XOR of all `len` bytes like the other drivers'. A `len` past the
+/// entry's longest text plus 64 does nothing (the harness keeps to it).
+///
+/// # Safety
+/// As for [`cryptoreg_emu_chacha20`].
+unsafe fn keyed(driver: u32, s: &[u32; 16], src: *const u8, dst: *mut u8, len: usize) {
+    let (f, max): (KeyedFn, usize) = if driver == 4 {
+        (chacha_raw::chacha20_keyed_avx2, 64 * 7)
+    } else {
+        (chacha_raw::chacha20_keyed_avx512f, 64 * 11)
+    };
+    let text = len.saturating_sub(64);
+    if text > max {
+        return;
+    }
+    let mut key = [0u8; 64];
+    // SAFETY: per the caller's contract; `key` is 64 writable bytes; the text's `text`
+    // bytes follow the first 64 of `src` / `dst` (with no text nothing is read or written
+    // there, so the wrapped pointers are never used).
+    unsafe {
+        f(
+            s,
+            key.as_mut_ptr(),
+            src.wrapping_add(64),
+            dst.wrapping_add(64),
+            text,
+        );
+        for (i, k) in key.iter().enumerate().take(len) {
+            dst.add(i).write(src.add(i).read() ^ k);
+        }
     }
 }
 

@@ -24,8 +24,9 @@
 //! And the ChaCha20 entries (`cryptoreg_algos::chacha20::simd::entry`): `chacha20_ssse3`
 //! xmm only with neither VEX nor EVEX code (an SSSE3-only CPU runs it), `pshufb` rotates;
 //! `chacha20_avx2` ymm, VEX only, `vpshufb` rotates; `chacha20_avx512vl` EVEX ymm with
-//! `vprold`, no zmm; `chacha20_avx512f` `vprold` on zmm; no `call`, and `vzeroupper`
-//! before every `ret` in all but the SSE-only one.
+//! `vprold`, no zmm; `chacha20_avx512f` `vprold` on zmm (the ChaCha20-Poly1305 short
+//! path's `chacha20_keyed_avx2` and `chacha20_keyed_avx512f` as the avx2 and avx512f
+//! ones); no `call`, and `vzeroupper` before every `ret` in all but the SSE-only one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -502,6 +503,8 @@ const CHACHA_ENTRIES: &[(&str, ChachaKind)] = &[
     ("chacha20_avx2", ChachaKind::Avx2),
     ("chacha20_avx512vl", ChachaKind::Avx512Vl),
     ("chacha20_avx512f", ChachaKind::Avx512F),
+    ("chacha20_keyed_avx2", ChachaKind::Avx2),
+    ("chacha20_keyed_avx512f", ChachaKind::Avx512F),
 ];
 
 /// Checks one ChaCha20 entry: its width and encoding, the rotate instruction of its kind,

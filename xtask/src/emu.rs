@@ -150,14 +150,23 @@ const RUNS: [(&str, &str, bool); 4] = [
 ];
 
 /// The ChaCha20 harness runs (`emu/harness/test_chacha.py`), as [`RUNS`]: every driver under
-/// the AVX-512 models; ssse3 and avx2 under Arrow Lake (no AVX-512), where avx512vl and
-/// avx512f must fail every case (the negative control).
+/// the AVX-512 models (with the ChaCha20-Poly1305 short path's keyed entries); ssse3, avx2
+/// and keyed-avx2 under Arrow Lake (no AVX-512), where avx512vl, avx512f and keyed-avx512f
+/// must fail every case (the negative control).
 const CHACHA_RUNS: [(&str, &str, bool); 5] = [
-    ("tigerlake", "ssse3,avx2,avx512vl,avx512f", true),
-    ("sapphire_rapids", "ssse3,avx2,avx512vl,avx512f", true),
-    ("arrow_lake", "ssse3,avx2", true),
+    (
+        "tigerlake",
+        "ssse3,avx2,avx512vl,avx512f,keyed-avx2,keyed-avx512f",
+        true,
+    ),
+    (
+        "sapphire_rapids",
+        "ssse3,avx2,avx512vl,avx512f,keyed-avx2,keyed-avx512f",
+        true,
+    ),
+    ("arrow_lake", "ssse3,avx2,keyed-avx2", true),
     ("arrow_lake", "avx512vl", false),
-    ("arrow_lake", "avx512f", false),
+    ("arrow_lake", "avx512f,keyed-avx512f", false),
 ];
 
 /// One harness run: `(Bochs CPU model, drivers, expected to pass)`.

@@ -187,6 +187,65 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
     // are valid at `src` / `dst` (caller), and `xor_out` keeps to them; `between` runs
     // under its own contract (the caller's), before the first store of this call.
     unsafe {
+        let x = vertical_keystream::<V>(s, counter, between);
+        let mut key = x[0];
+        for j in 0..4 {
+            let r = V::lane_transpose([x[j], x[4 + j], x[8 + j], x[12 + j]]);
+            for (m, rm) in r.into_iter().enumerate() {
+                let off = vertical_offset::<V>(j, m);
+                if !KEYED {
+                    xor_out::<V, PARTIAL>(rm, src, dst, off, len);
+                } else if off >= BLOCK {
+                    xor_out::<V, PARTIAL>(rm, src, dst, off - BLOCK, len);
+                } else if off == 0 {
+                    key = rm;
+                }
+            }
+        }
+        key
+    }
+}
+
+/// [`vertical`] into any [`Out`] (the part of the batch's keystream it takes).
+///
+/// # Safety
+/// As for [`vertical`], with `out` valid for the batch's keystream.
+#[inline(always)]
+unsafe fn vertical_out<V: Word32Vec>(s: &[u32; 16], counter: u32, out: &impl Out) {
+    // SAFETY: target features per the module contract; `out` keeps to the memory its
+    // caller vouched for.
+    unsafe {
+        let x = vertical_keystream::<V>(s, counter, &mut ());
+        for j in 0..4 {
+            let r = V::lane_transpose([x[j], x[4 + j], x[8 + j], x[12 + j]]);
+            for (m, rm) in r.into_iter().enumerate() {
+                out.put(rm, vertical_offset::<V>(j, m));
+            }
+        }
+    }
+}
+
+/// Where vector `m` of `lane_transpose`'s output for `j` goes in a vertical batch's
+/// keystream: `lane_transpose` yields blocks j, 4 + j, 8 + j, 12 + j (as many as there are
+/// lanes) one after the other; vector m of that is at stream position m * BYTES: block 4
+/// * (pos / 64) + j, offset pos % 64 in it.
+#[inline(always)]
+fn vertical_offset<V: Word32Vec>(j: usize, m: usize) -> usize {
+    let pos = m * V::BYTES;
+    BLOCK * (4 * (pos / BLOCK) + j) + pos % BLOCK
+}
+
+/// The rounds of a vertical batch (`between` as in [`vertical`]), the input added, and
+/// per 128-bit lane a 4x4 transpose of words 4g..4g+4: afterwards `x[4g + j]` holds, in
+/// lane l, words 4g..4g+4 of block 4l + j.
+#[inline(always)]
+unsafe fn vertical_keystream<V: Word32Vec>(
+    s: &[u32; 16],
+    counter: u32,
+    between: &mut impl Interleave,
+) -> [V; 16] {
+    // SAFETY: target features per the module contract; `between` under its own contract.
+    unsafe {
         let ctr = V::splat(counter).add32(V::load(VERTICAL_STEP.as_ptr().cast()));
         let mut x = [ctr; 16];
         for (xi, si) in x.iter_mut().zip(s) {
@@ -204,8 +263,6 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
             let input = if i == 12 { ctr } else { V::splat(s[i]) };
             *xi = xi.add32(input);
         }
-        // Per 128-bit lane, a 4x4 transpose of words 4g..4g+4: afterwards x[4g + j] holds,
-        // in lane l, words 4g..4g+4 of block 4l + j.
         for g in 0..4 {
             let (a, b, c, d) = (x[4 * g], x[4 * g + 1], x[4 * g + 2], x[4 * g + 3]);
             let (t0, t1) = (a.unpacklo32(b), c.unpacklo32(d));
@@ -215,25 +272,7 @@ unsafe fn vertical<V: Word32Vec, const PARTIAL: bool, const KEYED: bool>(
             x[4 * g + 2] = t2.unpacklo64(t3);
             x[4 * g + 3] = t2.unpackhi64(t3);
         }
-        // For each j, lane_transpose yields blocks j, 4 + j, 8 + j, 12 + j (as many as
-        // there are lanes) one after the other; vector m of that is at stream position
-        // m * BYTES: block 4 * (pos / 64) + j, offset pos % 64 in it.
-        let mut key = x[0];
-        for j in 0..4 {
-            let r = V::lane_transpose([x[j], x[4 + j], x[8 + j], x[12 + j]]);
-            for (m, rm) in r.into_iter().enumerate() {
-                let pos = m * V::BYTES;
-                let off = BLOCK * (4 * (pos / BLOCK) + j) + pos % BLOCK;
-                if !KEYED {
-                    xor_out::<V, PARTIAL>(rm, src, dst, off, len);
-                } else if off >= BLOCK {
-                    xor_out::<V, PARTIAL>(rm, src, dst, off - BLOCK, len);
-                } else if off == 0 {
-                    key = rm;
-                }
-            }
-        }
-        key
+        x
     }
 }
 
@@ -324,8 +363,77 @@ unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
     between: &mut impl Interleave,
 ) {
     debug_assert!(len <= BLOCK * ROWS * V::LANES);
-    // SAFETY: target features per the module contract; `len` bytes are valid at `src` /
-    // `dst` (caller), and `xor_out` keeps to them.
+    // SAFETY: forwarded from this function's contract.
+    unsafe { horizontal_rows_out::<V, ROWS>(s, counter, &XorOut { src, dst, len }, between) }
+}
+
+/// Where a kernel's keystream goes, one vector at a time at its offset in the keystream
+/// (a constant once the kernel's loops are unrolled, so the choice below folds away).
+trait Out {
+    /// Puts keystream vector `ks`, bytes `off..off + V::BYTES` of the keystream.
+    ///
+    /// # Safety
+    /// The memory behind the sink is valid for what `put` writes (each sink's contract);
+    /// the CPU has `V`'s features.
+    unsafe fn put<V: Word32Vec>(&self, ks: V, off: usize);
+}
+
+/// The keystream XORed from `src` into `dst`, the part before `len` only.
+struct XorOut {
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+}
+
+impl Out for XorOut {
+    #[inline(always)]
+    unsafe fn put<V: Word32Vec>(&self, ks: V, off: usize) {
+        // SAFETY: `len` bytes valid at `src` / `dst` (the kernel's caller); `xor_out`
+        // keeps to them.
+        unsafe { xor_out::<V, true>(ks, self.src, self.dst, off, self.len) }
+    }
+}
+
+/// The keystream's first block stored whole at `key` (the one-time Poly1305 key of a
+/// ChaCha20-Poly1305 request), the rest XORed from `src` into `dst` (`len` bytes: the
+/// keystream's offset 64 is their offset 0).
+struct KeyedOut {
+    key: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+}
+
+impl Out for KeyedOut {
+    #[inline(always)]
+    unsafe fn put<V: Word32Vec>(&self, ks: V, off: usize) {
+        // SAFETY: `key` is writable for 64 bytes and `V::BYTES` divides 64, so a vector
+        // that starts in the first block ends in it; `len` bytes valid at `src` / `dst`
+        // (the kernel's caller), and `xor_out` keeps to them.
+        unsafe {
+            if off < BLOCK {
+                ks.store(self.key.add(off));
+            } else {
+                xor_out::<V, true>(ks, self.src, self.dst, off - BLOCK, self.len);
+            }
+        }
+    }
+}
+
+/// [`horizontal_rows`] into any [`Out`]: the keystream of `ROWS * V::LANES` blocks from
+/// block `counter`.
+///
+/// # Safety
+/// As for [`horizontal_rows`], with `out` valid for the keystream of the rows.
+#[inline(always)]
+unsafe fn horizontal_rows_out<V: Word32Vec, const ROWS: usize>(
+    s: &[u32; 16],
+    counter: u32,
+    out: &impl Out,
+    between: &mut impl Interleave,
+) {
+    // SAFETY: target features per the module contract; `out` keeps to the memory its
+    // caller vouched for.
     unsafe {
         let a0 = V::splat_row(&[s[0], s[1], s[2], s[3]]);
         let b0 = V::splat_row(&[s[4], s[5], s[6], s[7]]);
@@ -344,14 +452,14 @@ unsafe fn horizontal_rows<V: Word32Vec, const ROWS: usize>(
             horizontal_double_round(&mut a, &mut b, &mut c, &mut d, &mut ());
         }
         for r in 0..ROWS {
-            let out = V::lane_transpose([
+            let rows = V::lane_transpose([
                 a[r].add32(a0),
                 b[r].add32(b0),
                 c[r].add32(c0),
                 d[r].add32(d0[r]),
             ]);
-            for (m, rm) in out.into_iter().enumerate() {
-                xor_out::<V, true>(rm, src, dst, (4 * r + m) * V::BYTES, len);
+            for (m, rm) in rows.into_iter().enumerate() {
+                out.put(rm, (4 * r + m) * V::BYTES);
             }
         }
     }
@@ -520,6 +628,66 @@ pub(crate) unsafe fn chacha20_xor_between<V: Word32Vec>(
             src = src.add(n);
             dst = dst.add(n);
             left -= n;
+        }
+    }
+}
+
+/// The longest text [`chacha20_keyed`] takes on `V`: on zmm eleven blocks (with the key
+/// block, three horizontal zmm rows), on ymm seven (with it, one vertical ymm batch).
+pub(crate) const fn keyed_max_text<V: Word32Vec>() -> usize {
+    if V::LANES == 4 {
+        BLOCK * 11
+    } else {
+        BLOCK * 7
+    }
+}
+
+/// A short ChaCha20-Poly1305 request's keystream in one kernel call: block `s[12]` (the
+/// one-time Poly1305 key's block 0) stored at `key`, and the blocks after it XORed into
+/// `len` bytes from `src`, written to `dst`, the same kernel [`chacha20_xor`] would pick for
+/// the key block and the text together. The short path used to run that over a stack
+/// buffer holding a zeroed key block and a copy of the text, then copy the text out: on
+/// Zen 4 the `memset` and the two `memcpy` calls were 7% of a 512-byte seal. The counter
+/// is not written back.
+///
+/// # Safety
+/// `key` is writable for 64 bytes; `src` readable and `dst` writable for `len <=
+/// keyed_max_text::<V>()` bytes, equal or disjoint, neither overlapping `key`; the CPU
+/// has `V`'s features; `s[12] + 1 + ceil(len / 64) <= 2^32`.
+#[inline(always)]
+pub(crate) unsafe fn chacha20_keyed<V: Word32Vec>(
+    s: &[u32; 16],
+    key: *mut u8,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    type N<V> = <V as Word32Vec>::Narrow;
+    const { assert!(V::LANES == 4 || V::LANES == 2) };
+    debug_assert!(len <= keyed_max_text::<V>());
+    let out = &KeyedOut { key, src, dst, len };
+    let (c, none) = (s[12], &mut ());
+    // SAFETY: every kernel below covers `1 + ceil(len / 64)` blocks, the key block's 64
+    // bytes going to `key` and the rest to the `len` bytes at `src` / `dst` (`KeyedOut`);
+    // features per this function's contract (the narrower
+    // types' are a subset of `V`'s).
+    unsafe {
+        // The same choices as `chacha20_xor_between` for `1 + ceil(len / 64)` blocks.
+        match (V::LANES, 1 + len.div_ceil(BLOCK)) {
+            // The key block alone (no text) too on a ymm row, not an xmm one: the
+            // same one dependency chain, and the entry's every path then uses ymm or
+            // zmm and ends in `vzeroupper` (`cargo xtask asm`).
+            (4, 1..=2) => horizontal_rows_out::<N<V>, 1>(s, c, out, none),
+            (4, 3..=4) => horizontal_rows_out::<V, 1>(s, c, out, none),
+            (4, 5..=6) => horizontal_rows_out::<N<V>, 3>(s, c, out, none),
+            (4, 7..=8) => horizontal_rows_out::<V, 2>(s, c, out, none),
+            (4, 9..=10) => horizontal_rows_out::<N<V>, 5>(s, c, out, none),
+            (4, _) => horizontal_rows_out::<V, 3>(s, c, out, none),
+            (_, 1) => horizontal_rows_out::<N<V>, 1>(s, c, out, none),
+            (_, 2) => horizontal_rows_out::<V, 1>(s, c, out, none),
+            (_, 3..=4) => horizontal_rows_out::<V, 2>(s, c, out, none),
+            (_, 5..=6) => horizontal_rows_out::<V, 3>(s, c, out, none),
+            _ => vertical_out::<V>(s, c, out),
         }
     }
 }

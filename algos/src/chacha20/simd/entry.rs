@@ -9,7 +9,7 @@
 //! nothing, cannot panic and make no calls. `src` and `dst` are equal (in place) or
 //! disjoint (out of place: one pass over memory).
 
-use super::core::chacha20_xor;
+use super::core::{chacha20_keyed, chacha20_xor};
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 use crate::x86::word32::Xmm;
 
@@ -42,4 +42,40 @@ entries! {
     "avx2,avx512f,avx512bw,avx512vl", Ymm<Evex> => chacha20_avx512vl;
     /// `chacha20-avx512f`: zmm, 16 blocks vertical.
     "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_avx512f;
+}
+
+macro_rules! keyed_entries {
+    ($($(#[$doc:meta])* $features:literal, $v:ty => $name:ident;)*) => {$(
+        $(#[$doc])*
+        /// The keystream of a short ChaCha20-Poly1305 request in one kernel call: block
+        /// `state[12]` (the one-time key's block) stored at `key`, the blocks after it XORed
+        /// into `len` bytes from `src`, into `dst` (`core::chacha20_keyed`). The counter is
+        /// not written back.
+        ///
+        /// # Safety
+        /// `key` is writable for 64 bytes; `src` is valid for reads and `dst` for writes of
+        /// `len` bytes, at most `core::keyed_max_text` of the width, `src == dst` or the
+        /// two do not overlap, neither overlapping `key`; the CPU has the features this
+        /// function is compiled for.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub unsafe fn $name(
+            state: &[u32; 16],
+            key: *mut u8,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+        ) {
+            // SAFETY: forwarded from this function's contract; the core is inlined here.
+            unsafe { chacha20_keyed::<$v>(state, key, src, dst, len) }
+        }
+    )*};
+}
+
+keyed_entries! {
+    /// The short path of `rfc7539-chacha20-poly1305-avx2`: ymm, VEX encoding.
+    "avx2", Ymm<Vex> => chacha20_keyed_avx2;
+    /// The short path of `rfc7539-chacha20-poly1305-avx512` and `-avx512ifma`: zmm (and
+    /// EVEX ymm / xmm rows).
+    "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_keyed_avx512f;
 }

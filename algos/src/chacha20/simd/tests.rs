@@ -162,3 +162,71 @@ fn interleaved_work_runs_in_the_busy_double_rounds_only() {
         }
     }
 }
+
+/// The keyed entries (the ChaCha20-Poly1305 short path's: block 0 to a key buffer, the
+/// text's blocks from source to destination) give exactly the portable keystream of a
+/// zeroed key block followed by the text, at every text length they take (each kernel
+/// they pick), at random counters and the last ones before 2^32, in place and out of
+/// place; the source (out of place) and the bytes past the text stay untouched.
+#[test]
+fn keyed_entries_are_the_keystream_of_key_block_and_text() {
+    type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
+    let mut cases: Vec<(&str, KeyedFn, usize)> = Vec::new();
+    if std::is_x86_feature_detected!("avx2") {
+        let max = super::core::keyed_max_text::<crate::x86::vector::Ymm<crate::x86::vector::Vex>>();
+        cases.push(("avx2", super::entry::chacha20_keyed_avx2, max));
+    }
+    let host = HostFeatures::detect();
+    if Avx512::new(&host, "keyed").is_ok() {
+        let max = super::core::keyed_max_text::<crate::x86::vector::Zmm>();
+        cases.push(("avx512f", super::entry::chacha20_keyed_avx512f, max));
+    }
+    eprintln!(
+        "keyed entries: ran {:?}",
+        cases.iter().map(|c| c.0).collect::<Vec<_>>()
+    );
+    assert!(
+        !cases.is_empty() || !std::is_x86_feature_detected!("avx2"),
+        "no keyed entry ran on a CPU with AVX2"
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6b65_7965);
+    for (name, f, max) in cases {
+        assert!(max >= 448, "{name}: the short path's texts");
+        for len in 0..=max {
+            let blocks = 1 + len.div_ceil(64) as u32;
+            let counter = match len % 3 {
+                0 => rng.gen(),
+                1 => u32::MAX - blocks + 1,
+                _ => 0,
+            }
+            .min(u32::MAX - blocks + 1);
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 12];
+            rng.fill(&mut key[..]);
+            rng.fill(&mut nonce[..]);
+            let mut s = [0u32; 16];
+            super::write_state(&mut s, &key, counter, &nonce);
+            let text: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            let mut want = vec![0u8; 64];
+            want.extend_from_slice(&text);
+            let mut st = s;
+            crate::chacha20::chacha20_xor(&mut st, &mut want);
+            for in_place in [true, false] {
+                let mut out = text.clone();
+                out.extend_from_slice(&[0xa5; 64]);
+                let src = text.clone();
+                let mut kb = [0x3cu8; 64];
+                let sp = if in_place { out.as_ptr() } else { src.as_ptr() };
+                // SAFETY: the entry's features were detected above; `kb` is 64 writable
+                // bytes; `len` readable bytes at `sp` and writable at `out`'s start (in
+                // place the same buffer), `len <= max`; the counter leaves room.
+                unsafe { f(&s, kb.as_mut_ptr(), sp, out.as_mut_ptr(), len) };
+                let what = format!("{name} len {len} counter {counter:#x} in place {in_place}");
+                assert_eq!(kb[..], want[..64], "{what}: key block");
+                assert_eq!(out[..len], want[64..], "{what}: text");
+                assert_eq!(out[len..], [0xa5; 64], "{what}: bytes past the text");
+                assert_eq!(src, text, "{what}: source");
+            }
+        }
+    }
+}

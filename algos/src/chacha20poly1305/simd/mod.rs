@@ -59,11 +59,13 @@
 //! too: keystream block 0 (the one-time key) comes from the width's ChaCha20 entry, not
 //! the portable block function. A one-shot text of at most 704 bytes on the zmm drivers,
 //! 448 on `-avx2` (with AAD too short for the vector Poly1305 step), takes the short path:
-//! the key block and the text's blocks from ONE entry call over a stack buffer (key block,
-//! then a copy of the text: 2 to 12 blocks, one to three horizontal zmm rows side by side /
-//! a vertical xmm or ymm batch), then the scalar Poly1305 step. There
-//! `open` keeps the plaintext in the stack buffer until the tag has matched, so the
-//! output only ever holds its old bytes (ciphertext, in place), the plaintext or zeros.
+//! the key block and the text's blocks from ONE entry call (2 to 12 blocks: one to five
+//! horizontal rows side by side, or a vertical ymm batch), the key block into a stack
+//! buffer and the text straight from source to destination, then the scalar Poly1305
+//! step. An in-place `open` runs that entry over a stack buffer instead (a zeroed key
+//! block, then a copy of the ciphertext) and keeps the plaintext there until the tag has
+//! matched, so the output only ever holds its old bytes (the ciphertext), the plaintext
+//! or zeros; an `open_to` writes its output as the long path does, wiped on a mismatch.
 //! The streaming calls keep the per-request state (counter and nonce, the Poly1305 sum,
 //! `r`, `s`, the lengths and the powers `r^1..r^8`) in the caller's [`AeadState`], wiped
 //! on drop.
@@ -84,6 +86,7 @@ use cryptoreg_registry::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
+use crate::chacha20::simd::core::keyed_max_text;
 use crate::chacha20::simd::{write_state, write_state_iv};
 use crate::chacha20::{
     check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
@@ -95,6 +98,7 @@ use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
+use crate::x86::vector::{Vex, Ymm, Zmm};
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
 
@@ -164,7 +168,21 @@ type WholeFn = unsafe fn(
 /// one, the avx512 driver's zmm one (whose short tails run on EVEX ymm / xmm).
 type KeystreamFn = unsafe fn(&[u32; 16], *const u8, *mut u8, usize);
 
+/// The width's short-path ChaCha20 entry (`chacha20::simd`): the key block to a 64-byte
+/// buffer, the text's blocks from source to destination, in one kernel call.
+type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
+
 impl Width {
+    fn keyed(self) -> KeyedFn {
+        match self {
+            Width::Avx2(_) => crate::chacha20::simd::raw::chacha20_keyed_avx2,
+            // The IFMA token's features include the avx512f entry's.
+            Width::Avx512(_) | Width::Avx512Ifma(_) => {
+                crate::chacha20::simd::raw::chacha20_keyed_avx512f
+            }
+        }
+    }
+
     fn keystream(self) -> KeystreamFn {
         match self {
             Width::Avx2(_) => crate::chacha20::simd::raw::chacha20_avx2,
@@ -596,26 +614,55 @@ impl ChaChaPolySimd {
         t
     }
 
-    /// A short request ([`is_short`]): keystream block 0 (the one-time key) and the text's
-    /// blocks from one call of the width's ChaCha20 entry over `buf` (the key block, then
-    /// a copy of `text`), the scalar Poly1305 step over the AAD and the ciphertext
-    /// (`buf`'s when encrypting, `text` when decrypting), and the tag. The en- or
-    /// decrypted text is left in `buf[64..64 + text.len()]` for the caller to copy out
-    /// (after the tag check, when decrypting; the caller wipes it then). The key block is
-    /// wiped here.
-    fn short(
+    /// A short request ([`is_short`]) straight between the caller's buffers: keystream
+    /// block 0 (the one-time key) into a stack buffer and the text's blocks from `io`'s
+    /// source into its destination in one call of the width's keyed entry, the scalar
+    /// Poly1305 step over the AAD and the ciphertext (the destination when encrypting, the
+    /// source when decrypting, which must then be another buffer: [`short_in_place_open`](Self::short_in_place_open)
+    /// opens in place), and the tag.
+    fn short(&self, req: &Request<'_>, aad: &[u8], mut io: InOut<'_>, encrypt: bool) -> [u8; 16] {
+        let mut s = state0(req.key, &req.nonce);
+        let mut key = [0u8; 64];
+        {
+            let mut raw = RawInOut::from_inout(io.reborrow());
+            let (len, src, dst) = (raw.len(), raw.src(), raw.dst());
+            // SAFETY: the token in `self.width` proves the entry's features; `key` is 64
+            // writable bytes of this frame; `io` holds `len <= self.width.short_text()`
+            // readable bytes at `src` and writable at `dst` (one buffer, or two that do not
+            // overlap, neither overlapping `key`), a length the entry takes (`SHORT_TEXT`,
+            // `SHORT_TEXT_YMM` are checked against it below); the counter room (blocks
+            // 0..=text's) was checked.
+            unsafe { self.width.keyed()(&s, key.as_mut_ptr(), src, dst, len) };
+        }
+        s[..].zeroize();
+        let (r, tag_s) = one_time_key(&key[..32]);
+        key[..].zeroize();
+        let mut acc = Acc::default();
+        absorb_padded(&mut acc, &r, aad);
+        let len = io.len();
+        if encrypt {
+            absorb_padded(&mut acc, &r, &io.output()[..len]);
+        } else {
+            absorb_padded(&mut acc, &r, &io.input()[..len]);
+        }
+        tag(&r, &tag_s, acc, aad.len(), len)
+    }
+
+    /// A short in-place open: keystream block 0 and the text's blocks from one call of the
+    /// width's ChaCha20 entry over `buf` (a zeroed key block, then a copy of `text`), the
+    /// scalar Poly1305 step over the AAD and `text`, and the tag. The plaintext is left in
+    /// `buf[64..64 + text.len()]` for the caller to copy out after the tag check (and to
+    /// wipe); the key block is wiped here.
+    fn short_in_place_open(
         &self,
         req: &Request<'_>,
         aad: &[u8],
         text: &[u8],
-        encrypt: bool,
         buf: &mut [u8],
     ) -> [u8; 16] {
         let n = 64 + text.len();
         // The entry runs over whole blocks (`buf` holds them: every size `with_short_buf`
-        // gives is a multiple of 64), so that it stores whole vectors: a masked store of a
-        // partial last vector cannot forward its data to the Poly1305 loads that follow at
-        // once.
+        // gives is a multiple of 64), so that it stores whole vectors.
         let blocks_end = n.next_multiple_of(64);
         let buf = &mut buf[..blocks_end];
         let mut s = state0(req.key, &req.nonce);
@@ -633,7 +680,7 @@ impl ChaChaPolySimd {
         buf[..64].zeroize();
         let mut acc = Acc::default();
         absorb_padded(&mut acc, &r, aad);
-        absorb_padded(&mut acc, &r, if encrypt { &buf[64..n] } else { text });
+        absorb_padded(&mut acc, &r, text);
         tag(&r, &tag_s, acc, aad.len(), text.len())
     }
 }
@@ -658,8 +705,14 @@ const SHORT_TEXT: usize = 704;
 /// measured about 10% slower than the whole seal (1134-1150 against 1262-1276 MB/s).
 const SHORT_TEXT_YMM: usize = 448;
 
-// `short` runs its entry over whole blocks of the buffer.
-const _: () = assert!(SHORT_TEXT.is_multiple_of(64) && SHORT_TEXT_YMM.is_multiple_of(64));
+// `short_in_place_open` runs its entry over whole blocks of the buffer; `short`'s keyed
+// entries take these texts.
+const _: () = assert!(
+    SHORT_TEXT.is_multiple_of(64)
+        && SHORT_TEXT_YMM.is_multiple_of(64)
+        && SHORT_TEXT <= keyed_max_text::<Zmm>()
+        && SHORT_TEXT_YMM <= keyed_max_text::<Ymm<Vex>>()
+);
 
 /// The longest one-shot text for which the zmm drivers run the avx2 entries
 /// ([`Width::one_shot_width`]). Measured on Zen 4 (`cryptoctl speed`, 13 bytes of AAD, three
@@ -856,17 +909,13 @@ impl ChaChaPolySimd {
     /// pass over the request (no streaming state); short requests take the short path
     /// (module docs).
     #[inline(always)]
-    fn seal_into(&self, nonce: &[u8], aad: &[u8], mut io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
+    fn seal_into(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &mut [u8]) -> Result<()> {
         self.check_authsize(tag.len())?;
         let len = io.len();
         let mut sub = subkey_buf();
         let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
         let mut t = if is_short(self.width, aad.len(), len) {
-            with_short_buf(len, |buf| {
-                let t = self.short(&req, aad, io.input(), true, buf);
-                io.output().copy_from_slice(&buf[64..64 + len]);
-                t
-            })
+            self.short(&req, aad, io, true)
         } else {
             self.one_shot(&req, aad, io, true)
         };
@@ -887,10 +936,15 @@ impl ChaChaPolySimd {
         let len = io.len();
         let mut sub = subkey_buf();
         let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
-        let ok = if is_short(self.width, aad.len(), len) {
+        let ok = if is_short(self.width, aad.len(), len) && matches!(io, InOut::Split { .. }) {
+            let mut t = self.short(&req, aad, io.reborrow(), false);
+            let ok = tags_equal(&t, tag);
+            t[..].zeroize();
+            ok
+        } else if is_short(self.width, aad.len(), len) {
             // The plaintext stays in `buf` unless the tag matches, and is wiped there.
             with_short_buf(len, |buf| {
-                let mut t = self.short(&req, aad, io.input(), false, buf);
+                let mut t = self.short_in_place_open(&req, aad, io.input(), buf);
                 let ok = tags_equal(&t, tag);
                 t[..].zeroize();
                 let plain = &mut buf[64..64 + len];
