@@ -33,7 +33,8 @@ from hostmap import GuestError, HostMappedGuest  # noqa: E402
 DRIVERS = {"ssse3": 0, "avx2": 1, "avx512vl": 2, "avx512f": 3,
            "keyed-avx2": 4, "keyed-avx512f": 5}
 # The keyed entries (the ChaCha20-Poly1305 short path's: key block, then the text) take
-# at most this many bytes, key block included (`emu/src/lib.rs`, `keyed`).
+# at most this many bytes, key block included (`KEYED_MAX_TEXT_*` plus 64: `emu/src/lib.rs`,
+# `keyed`); their cases are the lengths below up to that.
 LONGEST = {"keyed-avx2": 64 * 8, "keyed-avx512f": 64 * 12}
 # Kernel switches: 1, 2, 4, 8, 16 blocks (and half of each) on either side. No empty
 # request: it executes no vector instruction, so it would pass the negative control (the

@@ -894,8 +894,8 @@ pub unsafe extern "C" fn cryptoreg_emu_ref_poly1305(
 use cryptoreg_algos::chacha20::simd::raw as chacha_raw;
 
 /// ChaCha20 with the entry of driver `driver` (0 = `chacha20-ssse3`, 1 = `-avx2`,
-/// 2 = `-avx512vl`, 3 = `-avx512f`; 4 and 5 the keyed entries, [`keyed`]), from `src` into `dst` (`len` bytes each; the same
-/// pointer for in place, or disjoint). `state` is the 16-word ChaCha20 state (constants,
+/// 2 = `-avx512vl`, 3 = `-avx512f`; 4 and 5 the keyed entries, [`keyed`]), from `src`
+/// into `dst` (`len` bytes each; the same pointer for in place, or disjoint). `state` is the 16-word ChaCha20 state (constants,
 /// key, block counter, nonce), as the drivers build it; the entry does not write it back.
 /// Runs under emulation: no allocation, no panic, no call outside this library. An
 /// unknown driver number does nothing (the harness would see the mismatch).
@@ -927,9 +927,6 @@ pub unsafe extern "C" fn cryptoreg_emu_chacha20(
     }
 }
 
-/// A keyed ChaCha20 entry (`chacha_raw::chacha20_keyed_*`).
-type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
-
 /// Drivers 4 and 5 of [`cryptoreg_emu_chacha20`]: the keyed entries of the ChaCha20-Poly1305
 /// short path (`chacha20_keyed_avx2`, `chacha20_keyed_avx512f`), the request's first 64
 /// bytes as the key block (stored by the entry into a buffer here, then XORed from `src`
@@ -940,10 +937,16 @@ type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
 /// # Safety
 /// As for [`cryptoreg_emu_chacha20`].
 unsafe fn keyed(driver: u32, s: &[u32; 16], src: *const u8, dst: *mut u8, len: usize) {
-    let (f, max): (KeyedFn, usize) = if driver == 4 {
-        (chacha_raw::chacha20_keyed_avx2, 64 * 7)
+    let (f, max): (chacha_raw::KeyedFn, usize) = if driver == 4 {
+        (
+            chacha_raw::chacha20_keyed_avx2,
+            chacha_raw::KEYED_MAX_TEXT_AVX2,
+        )
     } else {
-        (chacha_raw::chacha20_keyed_avx512f, 64 * 11)
+        (
+            chacha_raw::chacha20_keyed_avx512f,
+            chacha_raw::KEYED_MAX_TEXT_AVX512F,
+        )
     };
     let text = len.saturating_sub(64);
     if text > max {

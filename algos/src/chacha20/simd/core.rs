@@ -645,7 +645,8 @@ pub(crate) const fn keyed_max_text<V: Word32Vec>() -> usize {
 /// A short ChaCha20-Poly1305 request's keystream in one kernel call: block `s[12]` (the
 /// one-time Poly1305 key's block 0) stored at `key`, and the blocks after it XORed into
 /// `len` bytes from `src`, written to `dst`, the same kernel [`chacha20_xor`] would pick for
-/// the key block and the text together. The short path used to run that over a stack
+/// the key block and the text together (except the key block alone on zmm: a ymm row here,
+/// an xmm one there). The short path used to run that over a stack
 /// buffer holding a zeroed key block and a copy of the text, then copy the text out: on
 /// Zen 4 the `memset` and the two `memcpy` calls were 7% of a 512-byte seal. The counter
 /// is not written back.
@@ -669,8 +670,9 @@ pub(crate) unsafe fn chacha20_keyed<V: Word32Vec>(
     let (c, none) = (s[12], &mut ());
     // SAFETY: every kernel below covers `1 + ceil(len / 64)` blocks, the key block's 64
     // bytes going to `key` and the rest to the `len` bytes at `src` / `dst` (`KeyedOut`);
-    // features per this function's contract (the narrower
-    // types' are a subset of `V`'s).
+    // features per this function's contract (the narrower types' are a subset of `V`'s).
+    // The last arm of each width also takes lengths past `keyed_max_text`, which the
+    // contract rules out (the drivers' short texts are checked against it at compile time).
     unsafe {
         // The same choices as `chacha20_xor_between` for `1 + ceil(len / 64)` blocks.
         match (V::LANES, 1 + len.div_ceil(BLOCK)) {

@@ -1,15 +1,17 @@
 //! The `#[target_feature]` entry functions: one per driver width, each a thin shell that
 //! instantiates the generic core ([`chacha20_xor`], inlined into it, so it is compiled with
-//! the entry's features). `#[inline(never)]` keeps each one named symbol in the machine
-//! code, which `cargo xtask asm` inspects (xmm and no VEX in ssse3, ymm in avx2 without
-//! EVEX, ymm with EVEX in avx512vl, zmm in avx512f; `vzeroupper` before `ret`, no `call`)
-//! and `cargo xtask emu` runs under the Bochs emulator.
+//! the entry's features), and the two keyed entries of the ChaCha20-Poly1305 short path
+//! ([`chacha20_keyed`]: the key block apart, then the text). `#[inline(never)]` keeps
+//! each one named symbol in the machine code, which `cargo xtask asm` inspects (xmm and no
+//! VEX in ssse3, ymm in avx2 without EVEX, ymm with EVEX in avx512vl, zmm in avx512f;
+//! `vzeroupper` before `ret`, no `call`) and `cargo xtask emu` runs under the Bochs
+//! emulator.
 //!
 //! Arguments are the 16 state words, plain pointers and a length: the entries allocate
 //! nothing, cannot panic and make no calls. `src` and `dst` are equal (in place) or
 //! disjoint (out of place: one pass over memory).
 
-use super::core::{chacha20_keyed, chacha20_xor};
+use super::core::{chacha20_keyed, chacha20_xor, keyed_max_text};
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 use crate::x86::word32::Xmm;
 
@@ -44,6 +46,15 @@ entries! {
     "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_avx512f;
 }
 
+/// A keyed entry: state, the 64-byte key block buffer, source, destination, text length.
+pub type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
+
+/// The longest text [`chacha20_keyed_avx2`] takes.
+pub const KEYED_MAX_TEXT_AVX2: usize = keyed_max_text::<Ymm<Vex>>();
+
+/// The longest text [`chacha20_keyed_avx512f`] takes.
+pub const KEYED_MAX_TEXT_AVX512F: usize = keyed_max_text::<Zmm>();
+
 macro_rules! keyed_entries {
     ($($(#[$doc:meta])* $features:literal, $v:ty => $name:ident;)*) => {$(
         $(#[$doc])*
@@ -54,7 +65,7 @@ macro_rules! keyed_entries {
         ///
         /// # Safety
         /// `key` is writable for 64 bytes; `src` is valid for reads and `dst` for writes of
-        /// `len` bytes, at most `core::keyed_max_text` of the width, `src == dst` or the
+        /// `len` bytes, at most `KEYED_MAX_TEXT_*` of the width, `src == dst` or the
         /// two do not overlap, neither overlapping `key`; the CPU has the features this
         /// function is compiled for.
         #[inline(never)]

@@ -59,13 +59,13 @@
 //! too: keystream block 0 (the one-time key) comes from the width's ChaCha20 entry, not
 //! the portable block function. A one-shot text of at most 704 bytes on the zmm drivers,
 //! 448 on `-avx2` (with AAD too short for the vector Poly1305 step), takes the short path:
-//! the key block and the text's blocks from ONE entry call (2 to 12 blocks: one to five
+//! the key block and the text's blocks from ONE entry call (1 to 12 blocks: one to five
 //! horizontal rows side by side, or a vertical ymm batch), the key block into a stack
 //! buffer and the text straight from source to destination, then the scalar Poly1305
-//! step. An in-place `open` runs that entry over a stack buffer instead (a zeroed key
-//! block, then a copy of the ciphertext) and keeps the plaintext there until the tag has
-//! matched, so the output only ever holds its old bytes (the ciphertext), the plaintext
-//! or zeros; an `open_to` writes its output as the long path does, wiped on a mismatch.
+//! step. An in-place `open` decrypts into a stack buffer instead and keeps the plaintext
+//! there until the tag has matched, so the output only ever holds its old bytes (the
+//! ciphertext), the plaintext or zeros; an `open_to` writes its output as the long path
+//! does, wiped on a mismatch.
 //! The streaming calls keep the per-request state (counter and nonce, the Poly1305 sum,
 //! `r`, `s`, the lengths and the powers `r^1..r^8`) in the caller's [`AeadState`], wiped
 //! on drop.
@@ -87,6 +87,7 @@ use cryptoreg_registry::{
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::chacha20::simd::core::keyed_max_text;
+use crate::chacha20::simd::raw::KeyedFn;
 use crate::chacha20::simd::{write_state, write_state_iv};
 use crate::chacha20::{
     check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
@@ -170,8 +171,6 @@ type KeystreamFn = unsafe fn(&[u32; 16], *const u8, *mut u8, usize);
 
 /// The width's short-path ChaCha20 entry (`chacha20::simd`): the key block to a 64-byte
 /// buffer, the text's blocks from source to destination, in one kernel call.
-type KeyedFn = unsafe fn(&[u32; 16], *mut u8, *const u8, *mut u8, usize);
-
 impl Width {
     fn keyed(self) -> KeyedFn {
         match self {
@@ -618,70 +617,55 @@ impl ChaChaPolySimd {
     /// block 0 (the one-time key) into a stack buffer and the text's blocks from `io`'s
     /// source into its destination in one call of the width's keyed entry, the scalar
     /// Poly1305 step over the AAD and the ciphertext (the destination when encrypting, the
-    /// source when decrypting, which must then be another buffer: [`short_in_place_open`](Self::short_in_place_open)
-    /// opens in place), and the tag.
-    fn short(&self, req: &Request<'_>, aad: &[u8], mut io: InOut<'_>, encrypt: bool) -> [u8; 16] {
+    /// source when decrypting, which must then be another buffer: an in-place open
+    /// decrypts into a stack buffer, `open_into`), and the tag.
+    fn short(&self, req: &Request<'_>, aad: &[u8], io: InOut<'_>, encrypt: bool) -> [u8; 16] {
+        debug_assert!(encrypt || matches!(io, InOut::Split { .. }));
+        let mut raw = RawInOut::from_inout(io);
+        // SAFETY: `raw` holds `len` readable bytes at `src` and writable (initialized) at
+        // `dst`, one buffer or two that do not overlap, borrowed for this call; `len <=
+        // self.width.short_text()` (`is_short`, the callers' test); decrypting, the two
+        // are distinct buffers (asserted above: the callers' contract).
+        unsafe { self.short_raw(req, aad, raw.src(), raw.dst(), raw.len(), encrypt) }
+    }
+
+    /// [`short`](Self::short) over raw pointers, for a destination that may be
+    /// uninitialized stack memory (the in-place open's plaintext buffer): the entry writes
+    /// all `len` bytes at `dst` before anything reads them.
+    ///
+    /// # Safety
+    /// `src` readable for `len <= self.width.short_text()` bytes and `dst` writable for as
+    /// many, the same pointer (encrypting only) or not overlapping; the counter room was
+    /// checked.
+    unsafe fn short_raw(
+        &self,
+        req: &Request<'_>,
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        encrypt: bool,
+    ) -> [u8; 16] {
         let mut s = state0(req.key, &req.nonce);
         let mut key = [0u8; 64];
-        {
-            let mut raw = RawInOut::from_inout(io.reborrow());
-            let (len, src, dst) = (raw.len(), raw.src(), raw.dst());
-            // SAFETY: the token in `self.width` proves the entry's features; `key` is 64
-            // writable bytes of this frame; `io` holds `len <= self.width.short_text()`
-            // readable bytes at `src` and writable at `dst` (one buffer, or two that do not
-            // overlap, neither overlapping `key`), a length the entry takes (`SHORT_TEXT`,
-            // `SHORT_TEXT_YMM` are checked against it below); the counter room (blocks
-            // 0..=text's) was checked.
-            unsafe { self.width.keyed()(&s, key.as_mut_ptr(), src, dst, len) };
-        }
+        // SAFETY: the token in `self.width` proves the entry's features; `key` is 64
+        // writable bytes of this frame; `len` bytes at `src` / `dst` per this function's
+        // contract, neither overlapping `key`, a length the entry takes (`SHORT_TEXT`,
+        // `SHORT_TEXT_YMM` are checked against it below); the counter room (blocks
+        // 0..=text's) was checked.
+        unsafe { self.width.keyed()(&s, key.as_mut_ptr(), src, dst, len) };
         s[..].zeroize();
         let (r, tag_s) = one_time_key(&key[..32]);
         key[..].zeroize();
         let mut acc = Acc::default();
         absorb_padded(&mut acc, &r, aad);
-        let len = io.len();
-        if encrypt {
-            absorb_padded(&mut acc, &r, &io.output()[..len]);
-        } else {
-            absorb_padded(&mut acc, &r, &io.input()[..len]);
-        }
+        let ct = if encrypt { dst.cast_const() } else { src };
+        // SAFETY: `len` readable bytes at `ct` (this function's contract), all written by
+        // now when they are the destination's; nothing writes them while the slice lives.
+        absorb_padded(&mut acc, &r, unsafe {
+            core::slice::from_raw_parts(ct, len)
+        });
         tag(&r, &tag_s, acc, aad.len(), len)
-    }
-
-    /// A short in-place open: keystream block 0 and the text's blocks from one call of the
-    /// width's ChaCha20 entry over `buf` (a zeroed key block, then a copy of `text`), the
-    /// scalar Poly1305 step over the AAD and `text`, and the tag. The plaintext is left in
-    /// `buf[64..64 + text.len()]` for the caller to copy out after the tag check (and to
-    /// wipe); the key block is wiped here.
-    fn short_in_place_open(
-        &self,
-        req: &Request<'_>,
-        aad: &[u8],
-        text: &[u8],
-        buf: &mut [u8],
-    ) -> [u8; 16] {
-        let n = 64 + text.len();
-        // The entry runs over whole blocks (`buf` holds them: every size `with_short_buf`
-        // gives is a multiple of 64), so that it stores whole vectors.
-        let blocks_end = n.next_multiple_of(64);
-        let buf = &mut buf[..blocks_end];
-        let mut s = state0(req.key, &req.nonce);
-        buf[..64].fill(0);
-        buf[64..n].copy_from_slice(text);
-        let p = buf.as_mut_ptr();
-        // SAFETY: the token in `self.width` proves the entry's features; `blocks_end <=
-        // buf.len()` bytes at `p`, in place; the counter room (blocks 0..=text's, the last
-        // one partial or whole) was checked.
-        unsafe { self.width.keystream()(&s, p, p, blocks_end) };
-        s[..].zeroize();
-        // Past the text: keystream that no byte uses (XORed with whatever `buf` held).
-        buf[n..blocks_end].zeroize();
-        let (r, tag_s) = one_time_key(&buf[..32]);
-        buf[..64].zeroize();
-        let mut acc = Acc::default();
-        absorb_padded(&mut acc, &r, aad);
-        absorb_padded(&mut acc, &r, text);
-        tag(&r, &tag_s, acc, aad.len(), text.len())
     }
 }
 
@@ -705,8 +689,7 @@ const SHORT_TEXT: usize = 704;
 /// measured about 10% slower than the whole seal (1134-1150 against 1262-1276 MB/s).
 const SHORT_TEXT_YMM: usize = 448;
 
-// `short_in_place_open` runs its entry over whole blocks of the buffer; `short`'s keyed
-// entries take these texts.
+// `short`'s keyed entries take these texts.
 const _: () = assert!(
     SHORT_TEXT.is_multiple_of(64)
         && SHORT_TEXT_YMM.is_multiple_of(64)
@@ -756,32 +739,8 @@ const MID_OPEN: usize = raw::OPEN_ZMM.start - 1;
 const RADIX26_TEXTS: core::ops::RangeInclusive<usize> =
     raw::SEAL_MIN_ZMM..=raw::SEAL_MIN_ZMM + 4 * 64;
 
-/// Runs `f` over the short path's buffer: room for the key block, then the text
-/// (ciphertext, or plaintext that `open` wipes), in whole blocks. Zeroed, not wiped as a
-/// whole afterwards (`short` and its callers wipe what held secrets: wiping all of it per
-/// call would cost about as much as the rest of a 64-byte request), and sized by the
-/// text: zeroing 512 bytes for a 16-byte text cost about 5% of its time (`cryptoctl
-/// speed`, 13 bytes of AAD, three alternating runs, MB/s, `-avx512ifma` seal at 16 / 64 /
-/// 192 bytes: 103-108 / 396-398 / 901-903 -> 109-114 / 405-406 / 920-923).
-#[inline(always)]
-fn with_short_buf<R>(text: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    if text <= SHORT_BUF_TEXTS[0] {
-        f(&mut [0u8; 64 + SHORT_BUF_TEXTS[0]])
-    } else if text <= SHORT_BUF_TEXTS[1] {
-        f(&mut [0u8; 64 + SHORT_BUF_TEXTS[1]])
-    } else {
-        f(&mut [0u8; 64 + SHORT_TEXT])
-    }
-}
-
-/// The texts up to which [`with_short_buf`] gives a 256- and a 512-byte buffer.
-const SHORT_BUF_TEXTS: [usize; 2] = [192, 448];
-const _: () = assert!(
-    SHORT_BUF_TEXTS[0].is_multiple_of(64)
-        && SHORT_BUF_TEXTS[1].is_multiple_of(64)
-        && SHORT_BUF_TEXTS[1] < SHORT_TEXT
-        && SHORT_TEXT_YMM <= SHORT_TEXT
-);
+// The in-place open's buffer holds any short text.
+const _: () = assert!(SHORT_TEXT_YMM <= SHORT_TEXT);
 
 /// Whether a request takes the short path: a text of at most [`Width::short_text`] bytes (its
 /// Poly1305 is the scalar step whatever its length) and AAD too short for the vector
@@ -936,24 +895,31 @@ impl ChaChaPolySimd {
         let len = io.len();
         let mut sub = subkey_buf();
         let req = self.check(nonce, len, POLY1305_TAG_SIZE, &mut sub)?;
-        let ok = if is_short(self.width, aad.len(), len) && matches!(io, InOut::Split { .. }) {
+        let short = is_short(self.width, aad.len(), len);
+        let ok = if short && matches!(io, InOut::Split { .. }) {
             let mut t = self.short(&req, aad, io.reborrow(), false);
             let ok = tags_equal(&t, tag);
             t[..].zeroize();
             ok
-        } else if is_short(self.width, aad.len(), len) {
-            // The plaintext stays in `buf` unless the tag matches, and is wiped there.
-            with_short_buf(len, |buf| {
-                let mut t = self.short_in_place_open(&req, aad, io.input(), buf);
-                let ok = tags_equal(&t, tag);
-                t[..].zeroize();
-                let plain = &mut buf[64..64 + len];
-                if ok {
-                    io.output().copy_from_slice(plain);
-                }
-                plain.zeroize();
-                ok
-            })
+        } else if short {
+            // In place: decrypted into a stack buffer (never initialized: the entry writes
+            // every byte the slice below covers), copied out only if the tag matches, and
+            // wiped there.
+            let mut buf = core::mem::MaybeUninit::<[u8; SHORT_TEXT]>::uninit();
+            let p = buf.as_mut_ptr().cast::<u8>();
+            let text = io.input();
+            // SAFETY: `text` is `len <= self.width.short_text() <= SHORT_TEXT` readable
+            // bytes; `p` is `SHORT_TEXT` writable bytes of this frame, not overlapping it.
+            let mut t = unsafe { self.short_raw(&req, aad, text.as_ptr(), p, len, false) };
+            // SAFETY: the entry wrote all `len` bytes at `p`; only this slice refers to them.
+            let plain = unsafe { core::slice::from_raw_parts_mut(p, len) };
+            let ok = tags_equal(&t, tag);
+            t[..].zeroize();
+            if ok {
+                io.output().copy_from_slice(plain);
+            }
+            plain.zeroize();
+            ok
         } else {
             let mut t = self.one_shot(&req, aad, io.reborrow(), false);
             let ok = tags_equal(&t, tag);

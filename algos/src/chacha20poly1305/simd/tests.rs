@@ -211,9 +211,9 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
         447, 448, 449, 959, 960, 961, 1983, 1984, 1985, 1472, 1473,
         // The end of `-avx512ifma`'s run on the radix-2^26 entries (`RADIX26_TEXTS`).
         1215, 1216, 1217,
-        // The short path's key block and text in one to three horizontal rows (up to 704
-        // bytes of text on zmm, 448 on ymm), its buffer sizes (192, 448), and the ChaCha20
-        // core's row kernels (5 to 12 blocks).
+        // The short path's key block and text in one keyed entry call (up to 704 bytes of
+        // text on zmm, 448 on ymm), on each of the ChaCha20 core's row kernels (5 to 12
+        // blocks).
         191, 192, 193, 319, 320, 321, 383, 384, 385, 575, 576, 577, 703, 704, 705, 767, 768, 769,
     ] {
         for a in [0, 1, 12, 16, 255, 256, 300] {
