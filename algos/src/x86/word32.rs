@@ -16,6 +16,10 @@
 //! | [`Ymm<Evex>`] | 8 | `vprold` | byte masks | `chacha20-avx512vl`, tails of avx512f |
 //! | [`Zmm`] | 16 | `vprold` | byte masks | `chacha20-avx512f` |
 //!
+//! The EVEX types also compute `(x ^ y) <<< k` as `(x <<< k) ^ (y << k) ^ (y >> 32 - k)`
+//! ([`Word32Vec::xor_rotl16`] and its siblings: one `vpternlogd` after the shifts), for a
+//! kernel bound by the latency of one state's rounds.
+//!
 //! `Xmm<Vex>` uses nothing above SSSE3, so the same type compiles to legacy SSE code in
 //! an `ssse3` entry and to VEX code in an `avx2` entry: the encoding is the entry's
 //! target features' choice, the type only decides which instructions exist ("`Vex`" reads
@@ -100,6 +104,33 @@ pub(crate) trait Word32Vec: Copy {
     unsafe fn rotl8(self) -> Self;
     /// Rotates every word left by 7.
     unsafe fn rotl7(self) -> Self;
+    /// `(self ^ a) <<< 16`, as `(self <<< 16) ^ (a << 16) ^ (a >> 16)` where a three-way
+    /// XOR exists (AVX-512: one `vpternlogd`), so that the latency from `a` is a shift and
+    /// that XOR rather than an XOR and a rotate (`chacha20::simd::core`'s
+    /// `quarter_low_latency` says when that pays); else `xor` then `rotl16`.
+    #[inline(always)]
+    unsafe fn xor_rotl16(self, a: Self) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { self.xor(a).rotl16() }
+    }
+    /// `(self ^ a) <<< 12`, as [`xor_rotl16`](Self::xor_rotl16).
+    #[inline(always)]
+    unsafe fn xor_rotl12(self, a: Self) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { self.xor(a).rotl12() }
+    }
+    /// `(self ^ a) <<< 8`, as [`xor_rotl16`](Self::xor_rotl16).
+    #[inline(always)]
+    unsafe fn xor_rotl8(self, a: Self) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { self.xor(a).rotl8() }
+    }
+    /// `(self ^ a) <<< 7`, as [`xor_rotl16`](Self::xor_rotl16).
+    #[inline(always)]
+    unsafe fn xor_rotl7(self, a: Self) -> Self {
+        // SAFETY: forwarded (same contract).
+        unsafe { self.xor(a).rotl7() }
+    }
     /// `pshufd`: word `i` of each lane becomes word `(IMM >> 2i) & 3` of the same lane.
     unsafe fn shuffle32<const IMM: i32>(self) -> Self;
     /// Per lane `(a0, b0, a1, b1)` from `a = self` and `b` (`punpckldq`).
@@ -197,6 +228,33 @@ macro_rules! rotates {
     };
 }
 
+/// The xor-rotates of the EVEX types ([`Word32Vec::xor_rotl16`]): the old value's rotate,
+/// the new one's two shifts, one `vpternlogd` (0x96: three-way XOR; the shifted halves
+/// have no bit in common, so XOR is OR there). `$evex` false keeps the default form.
+macro_rules! xor_rotates {
+    ($evex:expr, $wrap:expr, $rol:ident, $slli:ident, $srli:ident, $tern:ident) => {
+        xor_rotates!(@one $evex, $wrap, $rol, $slli, $srli, $tern, xor_rotl16, rotl16, 16, 16);
+        xor_rotates!(@one $evex, $wrap, $rol, $slli, $srli, $tern, xor_rotl12, rotl12, 12, 20);
+        xor_rotates!(@one $evex, $wrap, $rol, $slli, $srli, $tern, xor_rotl8, rotl8, 8, 24);
+        xor_rotates!(@one $evex, $wrap, $rol, $slli, $srli, $tern, xor_rotl7, rotl7, 7, 25);
+    };
+    (@one $evex:expr, $wrap:expr, $rol:ident, $slli:ident, $srli:ident, $tern:ident,
+     $name:ident, $plain:ident, $k:literal, $rest:literal) => {
+        #[inline(always)]
+        unsafe fn $name(self, a: Self) -> Self {
+            // SAFETY: the features of this type are enabled (module contract); the EVEX
+            // branch only for the EVEX types, which have AVX-512F/VL.
+            unsafe {
+                if $evex {
+                    $wrap($tern::<0x96>($rol::<$k>(self.0), $slli::<$k>(a.0), $srli::<$rest>(a.0)))
+                } else {
+                    Word32Vec::xor(self, a).$plain()
+                }
+            }
+        }
+    };
+}
+
 /// Loads a shuffle control (SSE2) with a volatile read: LLVM cannot see the constant, so
 /// it keeps the one `pshufb` per rotate instead of "improving" the 16-bit rotate into a
 /// `pshuflw` + `pshufhw` pair and folding the 8-bit one across the preceding XOR (both
@@ -281,6 +339,15 @@ impl<E: YmmEncoding> Word32Vec for Xmm<E> {
         // SAFETY: SSE2 is part of x86_64.
         Self::new(unsafe { _mm_xor_si128(self.0, other.0) })
     }
+
+    xor_rotates!(
+        E::EVEX,
+        Self::new,
+        _mm_rol_epi32,
+        _mm_slli_epi32,
+        _mm_srli_epi32,
+        _mm_ternarylogic_epi32
+    );
 
     rotates!(
         E::EVEX,
@@ -380,6 +447,15 @@ impl<E: YmmEncoding> Word32Vec for Ymm<E> {
         // SAFETY: AVX2 is enabled (module contract).
         Ymm::new(unsafe { _mm256_xor_si256(self.0, other.0) })
     }
+
+    xor_rotates!(
+        E::EVEX,
+        Ymm::new,
+        _mm256_rol_epi32,
+        _mm256_slli_epi32,
+        _mm256_srli_epi32,
+        _mm256_ternarylogic_epi32
+    );
 
     rotates!(
         E::EVEX,
@@ -490,6 +566,15 @@ impl Word32Vec for Zmm {
     }
 
     rotates!(evex: Zmm, _mm512_rol_epi32);
+
+    xor_rotates!(
+        true,
+        Zmm,
+        _mm512_rol_epi32,
+        _mm512_slli_epi32,
+        _mm512_srli_epi32,
+        _mm512_ternarylogic_epi32
+    );
 
     #[inline(always)]
     unsafe fn shuffle32<const IMM: i32>(self) -> Self {

@@ -465,6 +465,74 @@ unsafe fn horizontal_rows_out<V: Word32Vec, const ROWS: usize>(
     }
 }
 
+/// [`quarter`] with each `x ^= y; x <<<= k` as [`Word32Vec::xor_rotl16`] and its
+/// siblings compute it: the rotate of the old `x` leaves the dependency chain, a shift and
+/// a three-way XOR stay on it. On Zen 4 `vprold` takes two cycles and a shift or
+/// `vpternlogd` one, so a quarter round's chain drops from 16 cycles to 12, for three more
+/// instructions per rotate, which only a lone horizontal row has idle ports for (where
+/// `vprold` takes one cycle, on Intel, both chains are 8). Types without AVX-512 keep the
+/// XOR and the rotate.
+#[inline(always)]
+unsafe fn quarter_low_latency<V: Word32Vec>(a: &mut V, b: &mut V, c: &mut V, d: &mut V) {
+    // SAFETY: target features per the module contract of `word32`.
+    unsafe {
+        *a = a.add32(*b);
+        *d = d.xor_rotl16(*a);
+        *c = c.add32(*d);
+        *b = b.xor_rotl12(*c);
+        *a = a.add32(*b);
+        *d = d.xor_rotl8(*a);
+        *c = c.add32(*d);
+        *b = b.xor_rotl7(*c);
+    }
+}
+
+/// One horizontal row (`V::LANES` blocks from block `counter`, all of them put into `out`)
+/// on [`quarter_low_latency`], nothing interleaved: the short path's key block with at
+/// most one text block, on EVEX ymm (`chacha20_keyed`). One state's rounds are a single
+/// dependency chain there, the vector ports mostly idle. Zen 4, `cryptoctl speed
+/// 'rfc7539(chacha20,poly1305)' --aad 13`, six alternating runs, median of the paired
+/// ratios, `-avx512ifma` seal at 16 / 64 bytes: +9.0% / +8.6% (with the same form in every
+/// lone xmm or ymm row, `chacha20-avx512f` gained 6% at 64 and 128 bytes, but the fused
+/// core's entries, which share those kernels, compiled differently and measured 1-5%
+/// slower from 1420 bytes on; a lone zmm row, 3 or 4 blocks, measured 5% slower with it).
+/// A kernel of its own, so that no other entry's code changes.
+///
+/// # Safety
+/// As for [`horizontal_rows_out`] with one row and nothing interleaved.
+#[inline(always)]
+unsafe fn horizontal_row_low_latency<V: Word32Vec>(s: &[u32; 16], counter: u32, out: &impl Out) {
+    // SAFETY: target features per the module contract; `out` keeps to the memory its
+    // caller vouched for.
+    unsafe {
+        let a0 = V::splat_row(&[s[0], s[1], s[2], s[3]]);
+        let b0 = V::splat_row(&[s[4], s[5], s[6], s[7]]);
+        let c0 = V::splat_row(&[s[8], s[9], s[10], s[11]]);
+        let step = V::load(HORIZONTAL_STEP.as_ptr().cast());
+        let d0 = V::splat_row(&[counter, s[13], s[14], s[15]]).add32(step);
+        let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
+        for _ in 0..DOUBLE_ROUNDS {
+            // Rows a, c and d shuffled, b in place, as `horizontal_double_round` says why.
+            quarter_low_latency(&mut a, &mut b, &mut c, &mut d);
+            (a, c, d) = (
+                a.shuffle32::<0x93>(),
+                c.shuffle32::<0x39>(),
+                d.shuffle32::<0x4e>(),
+            );
+            quarter_low_latency(&mut a, &mut b, &mut c, &mut d);
+            (a, c, d) = (
+                a.shuffle32::<0x39>(),
+                c.shuffle32::<0x93>(),
+                d.shuffle32::<0x4e>(),
+            );
+        }
+        let rows = V::lane_transpose([a.add32(a0), b.add32(b0), c.add32(c0), d.add32(d0)]);
+        for (m, rm) in rows.into_iter().enumerate() {
+            out.put(rm, m * V::BYTES);
+        }
+    }
+}
+
 /// One whole vertical batch (`64 * V::WORDS` bytes) of the keystream of state `s` XORed
 /// from `src` into `dst`, with `between` run after each quarter round of its first
 /// [`busy`](Interleave::busy) double rounds (see [`vertical`]):
@@ -678,8 +746,9 @@ pub(crate) unsafe fn chacha20_keyed<V: Word32Vec>(
         match (V::LANES, 1 + len.div_ceil(BLOCK)) {
             // The key block alone (no text) too on a ymm row, not an xmm one: the
             // same one dependency chain, and the entry's every path then uses ymm or
-            // zmm and ends in `vzeroupper` (`cargo xtask asm`).
-            (4, 1..=2) => horizontal_rows_out::<N<V>, 1>(s, c, out, none),
+            // zmm and ends in `vzeroupper` (`cargo xtask asm`). On the low-latency
+            // rounds: the zmm entry's ymm rows are EVEX.
+            (4, 1..=2) => horizontal_row_low_latency::<N<V>>(s, c, out),
             (4, 3..=4) => horizontal_rows_out::<V, 1>(s, c, out, none),
             (4, 5..=6) => horizontal_rows_out::<N<V>, 3>(s, c, out, none),
             (4, 7..=8) => horizontal_rows_out::<V, 2>(s, c, out, none),
