@@ -439,10 +439,16 @@ unsafe fn horizontal_rows_out<V: Word32Vec, const ROWS: usize>(
         let b0 = V::splat_row(&[s[4], s[5], s[6], s[7]]);
         let c0 = V::splat_row(&[s[8], s[9], s[10], s[11]]);
         let step = V::load(HORIZONTAL_STEP.as_ptr().cast());
-        let d0: [V; ROWS] = core::array::from_fn(|r| {
+        // A loop rather than `core::array::from_fn`, whose closure LLVM left as a call (out
+        // of the entry's target features) in `chacha20_avx512f` once that entry grew
+        // (`cargo xtask asm`). The fused entries compiled differently with it and measured
+        // level (`-avx512ifma` seal at 256 to 16384 bytes within -1.2% / +2.1%, eight
+        // alternating runs).
+        let mut d0 = [step; ROWS];
+        for (r, d0r) in d0.iter_mut().enumerate() {
             let first = counter.wrapping_add((r * V::LANES) as u32);
-            V::splat_row(&[first, s[13], s[14], s[15]]).add32(step)
-        });
+            *d0r = V::splat_row(&[first, s[13], s[14], s[15]]).add32(step);
+        }
         let (mut a, mut b, mut c, mut d) = ([a0; ROWS], [b0; ROWS], [c0; ROWS], d0);
         let busy = between.busy().min(DOUBLE_ROUNDS);
         for _ in 0..busy {
@@ -489,14 +495,15 @@ unsafe fn quarter_low_latency<V: Word32Vec>(a: &mut V, b: &mut V, c: &mut V, d: 
 
 /// One horizontal row (`V::LANES` blocks from block `counter`, all of them put into `out`)
 /// on [`quarter_low_latency`], nothing interleaved: the short path's key block with at
-/// most one text block, on EVEX ymm (`chacha20_keyed`). One state's rounds are a single
+/// most one text block, on EVEX ymm (`chacha20_keyed`), and requests of one or two blocks
+/// of the EVEX ChaCha20 entries ([`chacha20_xor_evex`]). One state's rounds are a single
 /// dependency chain there, the vector ports mostly idle. Zen 4, `cryptoctl speed
 /// 'rfc7539(chacha20,poly1305)' --aad 13`, six alternating runs, median of the paired
-/// ratios, `-avx512ifma` seal at 16 / 64 bytes: +9.0% / +8.6% (with the same form in every
-/// lone xmm or ymm row, `chacha20-avx512f` gained 6% at 64 and 128 bytes, but the fused
-/// core's entries, which share those kernels, compiled differently and measured 1-5%
-/// slower from 1420 bytes on; a lone zmm row, 3 or 4 blocks, measured 5% slower with it).
-/// A kernel of its own, so that no other entry's code changes.
+/// ratios, `-avx512ifma` seal at 16 / 64 bytes: +9.0% / +8.6%. A kernel of its own, which
+/// the fused ChaCha20-Poly1305 core does not use: with the same form in the shared
+/// kernels' lone rows, the fused entries compiled differently and measured 1-5% slower from
+/// 1420 bytes on; and a lone zmm row (3 or 4 blocks) measured 5% slower with it, its
+/// 512-bit instructions taking two 256-bit pipes each on Zen 4.
 ///
 /// # Safety
 /// As for [`horizontal_rows_out`] with one row and nothing interleaved.
@@ -593,6 +600,39 @@ pub(crate) unsafe fn chacha20_xor<V: Word32Vec>(
 ) {
     // SAFETY: forwarded from this function's contract.
     unsafe { chacha20_xor_between::<V>(s, src, dst, len, &mut ()) }
+}
+
+/// [`chacha20_xor`] for the EVEX entries (`chacha20-avx512vl`, `chacha20-avx512f`): a
+/// request of one or two blocks on one ymm row with the low-latency rounds
+/// ([`horizontal_row_low_latency`]; Zen 4, `cryptoctl speed chacha20`, six alternating
+/// runs, median of the paired ratios: `chacha20-avx512f` at 64 / 128 bytes +10.3% / +9.8%,
+/// `-avx512vl` +9.5% / +11.2%, 5 bytes +4-5%; QUIC's header protection is one such block
+/// per packet). Only the plain entries call this: the fused ChaCha20-Poly1305 core keeps
+/// [`chacha20_xor`].
+///
+/// # Safety
+/// As for [`chacha20_xor`].
+#[inline(always)]
+pub(crate) unsafe fn chacha20_xor_evex<V: Word32Vec>(
+    s: &[u32; 16],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
+    type N<V> = <V as Word32Vec>::Narrow;
+    let out = &XorOut { src, dst, len };
+    // SAFETY: the rows cover `ceil(len / 64)` blocks, `XorOut` keeps to the `len` bytes
+    // at `src` / `dst`; the rest is `chacha20_xor`'s contract, this function's.
+    unsafe {
+        // One block too on a ymm row (the second block's keystream unused): the same
+        // one dependency chain, and every path of the entry then ends in `vzeroupper`
+        // (`cargo xtask asm`), which an xmm-only path would not.
+        match (V::LANES, len.div_ceil(BLOCK)) {
+            (4, 1..=2) => horizontal_row_low_latency::<N<V>>(s, s[12], out),
+            (2, 1..=2) => horizontal_row_low_latency::<V>(s, s[12], out),
+            _ => chacha20_xor::<V>(s, src, dst, len),
+        }
+    }
 }
 
 /// [`chacha20_xor`] with `between` hung between the quarter rounds of the kernel that

@@ -11,12 +11,12 @@
 //! nothing, cannot panic and make no calls. `src` and `dst` are equal (in place) or
 //! disjoint (out of place: one pass over memory).
 
-use super::core::{chacha20_keyed, chacha20_xor, keyed_max_text};
+use super::core::{chacha20_keyed, chacha20_xor, chacha20_xor_evex, keyed_max_text};
 use crate::x86::vector::{Evex, Vex, Ymm, Zmm};
 use crate::x86::word32::Xmm;
 
 macro_rules! entries {
-    ($($(#[$doc:meta])* $features:literal, $v:ty => $name:ident;)*) => {$(
+    ($($(#[$doc:meta])* $features:literal, $v:ty => $name:ident, $core:ident;)*) => {$(
         $(#[$doc])*
         /// XORs the ChaCha20 keystream of `state` (constants, key, block counter in word
         /// 12, nonce; the counter is not written back) into `len` bytes from `src`, into
@@ -30,20 +30,20 @@ macro_rules! entries {
         #[target_feature(enable = $features)]
         pub unsafe fn $name(state: &[u32; 16], src: *const u8, dst: *mut u8, len: usize) {
             // SAFETY: forwarded from this function's contract; the core is inlined here.
-            unsafe { chacha20_xor::<$v>(state, src, dst, len) }
+            unsafe { $core::<$v>(state, src, dst, len) }
         }
     )*};
 }
 
 entries! {
     /// `chacha20-ssse3`: xmm, legacy SSE encoding, 4 blocks vertical.
-    "ssse3", Xmm<Vex> => chacha20_ssse3;
+    "ssse3", Xmm<Vex> => chacha20_ssse3, chacha20_xor;
     /// `chacha20-avx2`: ymm, VEX encoding, 8 blocks vertical.
-    "avx2", Ymm<Vex> => chacha20_avx2;
+    "avx2", Ymm<Vex> => chacha20_avx2, chacha20_xor;
     /// `chacha20-avx512vl`: ymm, EVEX encoding (`vprold`, 32 registers, byte masks).
-    "avx2,avx512f,avx512bw,avx512vl", Ymm<Evex> => chacha20_avx512vl;
+    "avx2,avx512f,avx512bw,avx512vl", Ymm<Evex> => chacha20_avx512vl, chacha20_xor_evex;
     /// `chacha20-avx512f`: zmm, 16 blocks vertical.
-    "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_avx512f;
+    "avx2,avx512f,avx512bw,avx512vl", Zmm => chacha20_avx512f, chacha20_xor_evex;
 }
 
 /// A keyed entry: state, the 64-byte key block buffer, source, destination, text length.
