@@ -26,7 +26,8 @@
 //! `chacha20_avx2` ymm, VEX only, `vpshufb` rotates; `chacha20_avx512vl` EVEX ymm with
 //! `vprold`, no zmm; `chacha20_avx512f` `vprold` on zmm (the ChaCha20-Poly1305 short
 //! path's `chacha20_keyed_avx2` and `chacha20_keyed_avx512f` as the avx2 and avx512f
-//! ones); no `call`, and `vzeroupper` before every `ret` in all but the SSE-only one.
+//! ones); the EVEX ones also `vpternlogd` on ymm (their low-latency rounds for one or two
+//! blocks); no `call`, and `vzeroupper` before every `ret` in all but the SSE-only one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -531,6 +532,12 @@ fn check_chacha_entry(name: &str, kind: ChachaKind, body: &[Insn]) -> Result<Str
     if rotates == 0 {
         problems.push(format!("no {rotate} on {reg} registers"));
     }
+    // The EVEX entries run one- and two-block requests (the keyed one: the key block and at
+    // most one text block) on the low-latency rounds, whose xor-rotates end in `vpternlogd`.
+    let ternlogs = count(&|i| i.mnemonic == "vpternlogd" && i.operands.contains("%ymm"));
+    if matches!(kind, ChachaKind::Avx512Vl | ChachaKind::Avx512F) && ternlogs == 0 {
+        problems.push("no vpternlogd on ymm: the low-latency rounds are missing".to_string());
+    }
     match kind {
         ChachaKind::Ssse3 => {
             if ymm + zmm > 0 || vex + evex > 0 {
@@ -960,8 +967,9 @@ mod tests {
 
 0000000000004000 <cryptoreg_algos::chacha20::simd::entry::chacha20_avx512f>:
     4000:\t62 f1 75 48 72 c8 10 \tvprold $0x10,%zmm0,%zmm1
-    4007:\tc5 f8 77 \tvzeroupper
-    400a:\tc3 \tret
+    4007:\t62 f3 75 28 25 c2 96 \tvpternlogd $0x96,%ymm2,%ymm1,%ymm0
+    400e:\tc5 f8 77 \tvzeroupper
+    4011:\tc3 \tret
 ";
 
     #[test]
@@ -978,13 +986,18 @@ mod tests {
         assert!(errs.iter().any(|e| e.contains("beyond SSSE3")), "{errs:?}");
 
         let zmm = &funcs["cryptoreg_algos::chacha20::simd::entry::chacha20_avx512f"];
-        assert!(zmm[0].evex && zmm[1].vex);
+        assert!(zmm[0].evex && zmm[1].evex && zmm[2].vex);
         assert!(check_chacha_entry("z", ChachaKind::Avx512F, zmm).is_ok());
         let errs = check_chacha_entry("z", ChachaKind::Avx512Vl, zmm).unwrap_err();
         assert!(errs.iter().any(|e| e.contains("zmm")), "{errs:?}");
         let mut bad = zmm.clone();
-        bad.remove(1); // vzeroupper
+        bad.remove(2); // vzeroupper
         assert!(check_chacha_entry("z", ChachaKind::Avx512F, &bad).is_err());
+        // Without the low-latency rounds' `vpternlogd` an EVEX entry fails.
+        let mut bad = zmm.clone();
+        bad.remove(1);
+        let errs = check_chacha_entry("z", ChachaKind::Avx512F, &bad).unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("low-latency")), "{errs:?}");
     }
 
     #[test]

@@ -625,3 +625,106 @@ impl Word32Vec for Zmm {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The xor-rotates of every type against the scalar `(x ^ y).rotate_left(k)`: only
+    //! some of them run in a driver today (the EVEX ymm ones), so a wrong intrinsic or
+    //! shift count in another would pass the drivers' tests.
+
+    use super::*;
+    use crate::x86::vector::Vex;
+
+    /// Checks `xor_rotl16/12/8/7` of `V` over random words (64 bytes of each operand, as
+    /// many vectors as fit).
+    ///
+    /// # Safety
+    /// The CPU has `V`'s features (the callers' `target_feature`).
+    #[inline(always)]
+    unsafe fn check<V: Word32Vec>(name: &str, x: &[u32; 16], y: &[u32; 16]) {
+        for k in [16, 12, 8, 7] {
+            let mut got = [0u32; 16];
+            for off in (0..16).step_by(V::WORDS) {
+                // SAFETY: `V::WORDS` words from `off` lie within each 16-word array; no
+                // closure or call, so everything stays in the caller's features.
+                unsafe {
+                    let a = V::load(x[off..].as_ptr().cast());
+                    let b = V::load(y[off..].as_ptr().cast());
+                    let r = match k {
+                        16 => a.xor_rotl16(b),
+                        12 => a.xor_rotl12(b),
+                        8 => a.xor_rotl8(b),
+                        _ => a.xor_rotl7(b),
+                    };
+                    r.store(got[off..].as_mut_ptr().cast());
+                }
+            }
+            for i in 0..16 {
+                assert_eq!(
+                    got[i],
+                    (x[i] ^ y[i]).rotate_left(k),
+                    "{name} xor_rotl{k} word {i}"
+                );
+            }
+        }
+    }
+
+    #[target_feature(enable = "ssse3")]
+    unsafe fn check_ssse3(x: &[u32; 16], y: &[u32; 16]) {
+        // SAFETY: SSSE3 enabled here.
+        unsafe { check::<Xmm<Vex>>("Xmm<Vex>", x, y) }
+    }
+
+    #[target_feature(enable = "avx,avx2")]
+    unsafe fn check_avx2(x: &[u32; 16], y: &[u32; 16]) {
+        // SAFETY: AVX2 enabled here.
+        unsafe { check::<Ymm<Vex>>("Ymm<Vex>", x, y) }
+    }
+
+    #[target_feature(enable = "avx,avx2,avx512f,avx512bw,avx512vl")]
+    unsafe fn check_avx512(x: &[u32; 16], y: &[u32; 16]) {
+        // SAFETY: AVX-512F/BW/VL enabled here.
+        unsafe {
+            check::<Xmm<Evex>>("Xmm<Evex>", x, y);
+            check::<Ymm<Evex>>("Ymm<Evex>", x, y);
+            check::<Zmm>("Zmm", x, y);
+        }
+    }
+
+    #[test]
+    fn xor_rotates_are_xor_then_rotate_on_every_type() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u32
+        };
+        let mut ran = Vec::new();
+        for _ in 0..64 {
+            let x: [u32; 16] = core::array::from_fn(|_| next());
+            let y: [u32; 16] = core::array::from_fn(|_| next());
+            if std::is_x86_feature_detected!("ssse3") {
+                // SAFETY: SSSE3 detected.
+                unsafe { check_ssse3(&x, &y) };
+                ran.push("ssse3");
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 detected.
+                unsafe { check_avx2(&x, &y) };
+                ran.push("avx2");
+            }
+            if std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vl")
+            {
+                // SAFETY: AVX-512F/BW/VL detected.
+                unsafe { check_avx512(&x, &y) };
+                ran.push("avx512");
+            }
+        }
+        ran.sort();
+        ran.dedup();
+        eprintln!("xor-rotates checked on {ran:?} (the others need features this CPU lacks)");
+    }
+}

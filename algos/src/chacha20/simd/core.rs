@@ -17,7 +17,8 @@
 //! vertical on zmm, 9 to 12 as three horizontal zmm rows side by side, 5 to 8 as two, then
 //! 4, 2 or 1 horizontal on zmm, ymm, xmm; ymm: 8 vertical,
 //! 4 vertical on xmm, 2 or 1 horizontal; xmm: 4 vertical, then 1 horizontal at a time),
-//! as the kernel's `chacha_dosimd` does. The last partial block goes through the vector
+//! as the kernel's `chacha_dosimd` does. The EVEX entries take requests of one or two
+//! blocks on one ymm row with low-latency rounds instead ([`chacha20_xor_evex`]). The last partial block goes through the vector
 //! layer's partial loads and stores (byte masks with AVX-512, general-register pieces
 //! otherwise): nothing past `len` is read or written.
 //!
@@ -474,10 +475,10 @@ unsafe fn horizontal_rows_out<V: Word32Vec, const ROWS: usize>(
 /// [`quarter`] with each `x ^= y; x <<<= k` as [`Word32Vec::xor_rotl16`] and its
 /// siblings compute it: the rotate of the old `x` leaves the dependency chain, a shift and
 /// a three-way XOR stay on it. On Zen 4 `vprold` takes two cycles and a shift or
-/// `vpternlogd` one, so a quarter round's chain drops from 16 cycles to 12, for three more
-/// instructions per rotate, which only a lone horizontal row has idle ports for (where
-/// `vprold` takes one cycle, on Intel, both chains are 8). Types without AVX-512 keep the
-/// XOR and the rotate.
+/// `vpternlogd` one, so a quarter round's chain drops from 16 cycles to 12, for two more
+/// instructions per rotate (four instead of two), which only a lone horizontal row has
+/// idle ports for (where `vprold` takes one cycle, on Intel, both chains are 12). Types
+/// without AVX-512 keep the XOR and the rotate.
 #[inline(always)]
 unsafe fn quarter_low_latency<V: Word32Vec>(a: &mut V, b: &mut V, c: &mut V, d: &mut V) {
     // SAFETY: target features per the module contract of `word32`.
@@ -620,9 +621,12 @@ pub(crate) unsafe fn chacha20_xor_evex<V: Word32Vec>(
     len: usize,
 ) {
     type N<V> = <V as Word32Vec>::Narrow;
+    // For the EVEX zmm and ymm types (on a VEX type it would be correct, only slower).
+    const { assert!(V::LANES >= 2) };
     let out = &XorOut { src, dst, len };
     // SAFETY: the rows cover `ceil(len / 64)` blocks, `XorOut` keeps to the `len` bytes
-    // at `src` / `dst`; the rest is `chacha20_xor`'s contract, this function's.
+    // at `src` / `dst`; features per this function's contract (the narrower type's are a
+    // subset of `V`'s); the rest is `chacha20_xor`'s contract, this function's.
     unsafe {
         // One block too on a ymm row (the second block's keystream unused): the same
         // one dependency chain, and every path of the entry then ends in `vzeroupper`
@@ -753,8 +757,9 @@ pub(crate) const fn keyed_max_text<V: Word32Vec>() -> usize {
 /// A short ChaCha20-Poly1305 request's keystream in one kernel call: block `s[12]` (the
 /// one-time Poly1305 key's block 0) stored at `key`, and the blocks after it XORed into
 /// `len` bytes from `src`, written to `dst`, the same kernel [`chacha20_xor`] would pick for
-/// the key block and the text together (except the key block alone on zmm: a ymm row here,
-/// an xmm one there). The short path used to run that over a stack
+/// the key block and the text together, except on zmm for the key block with at most one
+/// text block: one EVEX ymm row with the low-latency rounds
+/// ([`horizontal_row_low_latency`]). The short path used to run that over a stack
 /// buffer holding a zeroed key block and a copy of the text, then copy the text out: on
 /// Zen 4 the `memset` and the two `memcpy` calls were 7% of a 512-byte seal. The counter
 /// is not written back.
@@ -782,7 +787,8 @@ pub(crate) unsafe fn chacha20_keyed<V: Word32Vec>(
     // The last arm of each width also takes lengths past `keyed_max_text`, which the
     // contract rules out (the drivers' short texts are checked against it at compile time).
     unsafe {
-        // The same choices as `chacha20_xor_between` for `1 + ceil(len / 64)` blocks.
+        // The same choices as `chacha20_xor_between` for `1 + ceil(len / 64)` blocks, but
+        // for one or two on zmm.
         match (V::LANES, 1 + len.div_ceil(BLOCK)) {
             // The key block alone (no text) too on a ymm row, not an xmm one: the
             // same one dependency chain, and the entry's every path then uses ymm or

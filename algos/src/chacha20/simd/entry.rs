@@ -1,6 +1,7 @@
 //! The `#[target_feature]` entry functions: one per driver width, each a thin shell that
-//! instantiates the generic core ([`chacha20_xor`], inlined into it, so it is compiled with
-//! the entry's features), and the two keyed entries of the ChaCha20-Poly1305 short path
+//! instantiates the generic core ([`chacha20_xor`], or for the EVEX ones
+//! [`chacha20_xor_evex`], inlined into it, so it is compiled with the entry's features),
+//! and the two keyed entries of the ChaCha20-Poly1305 short path
 //! ([`chacha20_keyed`]: the key block apart, then the text). `#[inline(never)]` keeps
 //! each one named symbol in the machine code, which `cargo xtask asm` inspects (xmm and no
 //! VEX in ssse3, ymm in avx2 without EVEX, ymm with EVEX in avx512vl, zmm in avx512f;
