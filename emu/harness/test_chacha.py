@@ -1,8 +1,8 @@
 """Runs the ChaCha20 SIMD entries of cryptoreg (chacha20-ssse3, -avx2, -avx512vl,
 -avx512f, and the ChaCha20-Poly1305 short path's keyed entries, keyed-avx2 and
-keyed-avx512f, up to their longest request) under the Bochs emulator and compares every output byte with the native
-reference (the portable scalar core of chacha20-generic, exported from the same library
-and run natively).
+keyed-avx512f, up to their longest request) under the Bochs emulator and compares every
+output byte with the native reference (the portable scalar core of chacha20-generic,
+exported from the same library and run natively).
 
     python test_chacha.py path/to/libcryptoreg_emu.so [--model tigerlake] [--seed N]
         [--drivers ssse3,avx2,avx512vl,avx512f]

@@ -895,8 +895,9 @@ use cryptoreg_algos::chacha20::simd::raw as chacha_raw;
 
 /// ChaCha20 with the entry of driver `driver` (0 = `chacha20-ssse3`, 1 = `-avx2`,
 /// 2 = `-avx512vl`, 3 = `-avx512f`; 4 and 5 the keyed entries, [`keyed`]), from `src`
-/// into `dst` (`len` bytes each; the same pointer for in place, or disjoint). `state` is the 16-word ChaCha20 state (constants,
-/// key, block counter, nonce), as the drivers build it; the entry does not write it back.
+/// into `dst` (`len` bytes each; the same pointer for in place, or disjoint). `state` is
+/// the 16-word ChaCha20 state (constants, key, block counter, nonce), as the drivers build
+/// it; the entry does not write it back.
 /// Runs under emulation: no allocation, no panic, no call outside this library. An
 /// unknown driver number does nothing (the harness would see the mismatch).
 ///

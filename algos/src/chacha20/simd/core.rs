@@ -18,9 +18,9 @@
 //! 4, 2 or 1 horizontal on zmm, ymm, xmm; ymm: 8 vertical,
 //! 4 vertical on xmm, 2 or 1 horizontal; xmm: 4 vertical, then 1 horizontal at a time),
 //! as the kernel's `chacha_dosimd` does. The EVEX entries take requests of one or two
-//! blocks on one ymm row with low-latency rounds instead ([`chacha20_xor_evex`]). The last partial block goes through the vector
-//! layer's partial loads and stores (byte masks with AVX-512, general-register pieces
-//! otherwise): nothing past `len` is read or written.
+//! blocks on one ymm row with low-latency rounds instead ([`chacha20_xor_evex`]). The last
+//! partial block goes through the vector layer's partial loads and stores (byte masks with
+//! AVX-512, general-register pieces otherwise): nothing past `len` is read or written.
 //!
 //! Source and destination are equal (in place) or disjoint: every vector of input is
 //! loaded right before the output at the same offset is stored, and no two stores overlap.

@@ -86,8 +86,7 @@ use cryptoreg_registry::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::chacha20::simd::core::keyed_max_text;
-use crate::chacha20::simd::raw::KeyedFn;
+use crate::chacha20::simd::raw::{KeyedFn, KEYED_MAX_TEXT_AVX2, KEYED_MAX_TEXT_AVX512F};
 use crate::chacha20::simd::{write_state, write_state_iv};
 use crate::chacha20::{
     check_counter_room, hchacha20_into, init_state, CHACHA_KEY_SIZE, CHACHA_NONCE_SIZE,
@@ -99,7 +98,6 @@ use crate::poly1305::{POLY1305_KEY_SIZE, POLY1305_TAG_SIZE};
 use crate::templates::rfc7539::{check_chachapoly_authsize, tags_equal};
 use crate::x86::inout::RawInOut;
 use crate::x86::token::{Avx2, Avx512, Avx512Ifma};
-use crate::x86::vector::{Vex, Ymm, Zmm};
 use entry::{Powers, RLimbs};
 use fused::MIN_VECTOR_BLOCKS;
 
@@ -169,9 +167,9 @@ type WholeFn = unsafe fn(
 /// one, the avx512 driver's zmm one (whose short tails run on EVEX ymm / xmm).
 type KeystreamFn = unsafe fn(&[u32; 16], *const u8, *mut u8, usize);
 
-/// The width's short-path ChaCha20 entry (`chacha20::simd`): the key block to a 64-byte
-/// buffer, the text's blocks from source to destination, in one kernel call.
 impl Width {
+    /// The width's short-path ChaCha20 entry (`chacha20::simd`): the key block to a
+    /// 64-byte buffer, the text's blocks from source to destination, in one kernel call.
     fn keyed(self) -> KeyedFn {
         match self {
             Width::Avx2(_) => crate::chacha20::simd::raw::chacha20_keyed_avx2,
@@ -693,8 +691,8 @@ const SHORT_TEXT_YMM: usize = 448;
 const _: () = assert!(
     SHORT_TEXT.is_multiple_of(64)
         && SHORT_TEXT_YMM.is_multiple_of(64)
-        && SHORT_TEXT <= keyed_max_text::<Zmm>()
-        && SHORT_TEXT_YMM <= keyed_max_text::<Ymm<Vex>>()
+        && SHORT_TEXT <= KEYED_MAX_TEXT_AVX512F
+        && SHORT_TEXT_YMM <= KEYED_MAX_TEXT_AVX2
 );
 
 /// The longest one-shot text for which the zmm drivers run the avx2 entries
