@@ -15,7 +15,8 @@
 //! it); decryption absorbs a batch's ciphertext during that same batch, whose stores all
 //! come after its rounds, and its tail's during the tail. A full batch with a pass
 //! running absorbs its groups through [`Steady`], which tests nothing per quarter round
-//! and keeps its values in registers. The powers of `r` are stitched too: an encryption
+//! and keeps its values in registers (on IFMA, one with a whole batch of groups queued
+//! through [`Split`], which gives half of them to the scalar step). The powers of `r` are stitched too: an encryption
 //! that was not handed them computes them one multiply per double round of its first
 //! batch (the one-shot calls hand them over only for a long AAD), off the request's
 //! critical path.
@@ -254,10 +255,12 @@ impl<'a> Powers<'a> {
 /// a pass runs and anything is left, and steps one missing power per double round. It
 /// serves the kernels of a text's tail and a full batch with no pass running yet (an
 /// encryption's first, which only steps the powers); a full batch with a pass running goes
-/// through [`Steady`] ([`Stitch::batch`]).
+/// through [`Steady`], or on IFMA with a whole batch queued through [`Split`]
+/// ([`Stitch::batch`]).
 struct Stitch<'a, P: PolyLanes> {
     pow: Powers<'a>,
-    /// `r`, for a backend that multiplies by it alone.
+    /// `r`, for a backend that multiplies by it alone, the scalar step of a [`Split`] and
+    /// the AAD.
     r: R64,
     lanes: Option<P>,
     /// Next queued group.
@@ -406,7 +409,9 @@ impl<P: PolyLanes> Interleave for Stitch<'_, P> {
 impl<P: PolyLanes> Stitch<'_, P> {
     /// One full vertical batch (`s`'s keystream from `src` into `dst`) absorbing what is
     /// queued: in the steady state (a pass running, at most one group per double round
-    /// queued) through [`Steady`], else with the queue's own tests ([`Interleave`] above).
+    /// queued) through [`Steady`], or through [`Split`] where the backend splits
+    /// ([`PolyLanes::SPLIT`]) and a whole batch of groups is queued; else with the queue's
+    /// own tests ([`Interleave`] above).
     ///
     /// # Safety
     /// As [`batch_between`]'s, with the queued ciphertext readable and unchanged until the
@@ -529,7 +534,8 @@ const SPLIT_SCALAR_PER_ROUND: usize = 4;
 /// sits idle (a probe that added 32 scalar blocks per batch beside all eight IFMA groups
 /// lost only 3%). A timing prototype of this schedule (the same instructions, the sums not
 /// merged; Zen 4, `-avx512ifma` seal through the raw entry, against the loop without the
-/// split) measured +7% / +5.5% / +3-4% / +1% at 16384 / 8192 / 4096 / 2048 bytes; three
+/// split) measured +7% / +5.5% / +3-4% at 16384 / 8192 / 4096 bytes (level at 2048, where
+/// a seal does not split); three
 /// IFMA groups with 40 scalar blocks measured +3%, and eight scalar blocks per double round
 /// in four double rounds 14% slower than the old loop (one scalar block's dependency chain
 /// is long enough that four per double round is what the rounds hide). The finished form
@@ -561,6 +567,15 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
                     && GROUP_BYTES * SPLIT_BLOCKS == MAX_CHUNK
             );
             assert!((SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND <= DOUBLE_ROUNDS);
+            // The schedule below and `merge_split` hard-code these: one scalar block after
+            // quarter rounds 1, 3, 5 and 7 (`q % 2`, `q / 2`); the vector groups inside the
+            // busy double rounds; the lanes moved on by `r^32`.
+            assert!(SPLIT_SCALAR_PER_ROUND == 4);
+            assert!(
+                SPLIT_VECTOR_BLOCKS / P::BLOCKS
+                    <= (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND
+            );
+            assert!(SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS == 32);
         }
         let d = self.double_round;
         if q == 7 {
