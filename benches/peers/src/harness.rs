@@ -71,6 +71,10 @@ impl std::ops::DerefMut for AlignedBuf {
 pub struct Settings {
     /// Rounds; each contender's figure is the median of this many batches.
     pub reps: usize,
+    /// Take each contender's fastest batch instead of the median (`--fastest`): on a
+    /// host whose vCPU is often descheduled, a batch that ran undisturbed is the fastest
+    /// one, and with many short batches every contender gets some.
+    pub fastest: bool,
     /// The target duration of one batch.
     pub slice: Duration,
     /// Every message buffer's address modulo 64 (`--offset`).
@@ -118,7 +122,19 @@ pub fn interleaved(contenders: &mut [Contender<'_>], size: usize, s: Settings) -
             out.push(n as f64 * size as f64 / secs);
         }
     }
-    samples.into_iter().map(median).collect()
+    samples
+        .into_iter()
+        .map(|v| summarize(v, s.fastest))
+        .collect()
+}
+
+/// A contender's figure from its batches: the median, or the fastest (`fastest`).
+fn summarize(v: Vec<f64>, fastest: bool) -> f64 {
+    if fastest {
+        v.into_iter().fold(0.0, f64::max)
+    } else {
+        median(v)
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -138,5 +154,12 @@ mod tests {
     fn median_of_odd_and_even() {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn summarize_takes_the_median_or_the_fastest() {
+        assert_eq!(summarize(vec![3.0, 9.0, 2.0], false), 3.0);
+        assert_eq!(summarize(vec![3.0, 9.0, 2.0], true), 9.0);
+        assert_eq!(summarize(vec![], true), 0.0);
     }
 }

@@ -1,7 +1,7 @@
 //! # cryptoreg-peers: cryptoreg's AEADs against ring, aws-lc-rs and OpenSSL, in one run
 //!
-//! `cargo xtask peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]`
-//! builds this crate in release mode and runs it. For each algorithm family (AES-GCM in
+//! `cargo xtask peers [--reps N] [--slice-ms M | --slice-us U] [--fastest] [--suite
+//! all|aes-gcm|chacha] [--offset 0..63]` builds this crate in release mode and runs it. For each algorithm family (AES-GCM in
 //! [`aes_gcm`], ChaCha20 and ChaCha20-Poly1305 in [`chacha`]) it measures every cryptoreg
 //! driver of the algorithm by exact driver name, and the peers, on the same message
 //! sizes, every buffer at the same offset from a 64-byte boundary, interleaved
@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use harness::Settings;
 
-const USAGE: &str =
-    "usage: cryptoreg-peers [--reps N] [--slice-ms M] [--suite all|aes-gcm|chacha] [--offset 0..63]";
+const USAGE: &str = "usage: cryptoreg-peers [--reps N] [--slice-ms M | --slice-us U] [--fastest] \
+     [--suite all|aes-gcm|chacha] [--offset 0..63]";
 
 /// Which comparisons to run (`--suite`; all of them by default).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,7 @@ enum Suite {
 fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
     let mut s = Settings {
         reps: 21,
+        fastest: false,
         slice: Duration::from_millis(2),
         offset: 0,
     };
@@ -50,6 +51,10 @@ fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
                 Some("chacha") => Suite::Chacha,
                 _ => return Err(format!("--suite takes all, aes-gcm or chacha\n{USAGE}")),
             };
+            continue;
+        }
+        if a == "--fastest" {
+            s.fastest = true;
             continue;
         }
         if a == "--offset" {
@@ -69,6 +74,7 @@ fn parse(args: &[String]) -> Result<(Settings, Suite), String> {
         match a.as_str() {
             "--reps" => s.reps = value("--reps")? as usize,
             "--slice-ms" => s.slice = Duration::from_millis(value("--slice-ms")?),
+            "--slice-us" => s.slice = Duration::from_micros(value("--slice-us")?),
             _ => return Err(USAGE.to_string()),
         }
     }
@@ -95,9 +101,14 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "cryptoreg peers: median of {} interleaved rounds of ~{} ms batches\n",
+        "cryptoreg peers: {} of {} interleaved rounds of ~{} us batches\n",
+        if settings.fastest {
+            "fastest"
+        } else {
+            "median"
+        },
         settings.reps,
-        settings.slice.as_millis()
+        settings.slice.as_micros()
     );
     if suite != Suite::Chacha {
         print!("{}", aes_gcm::run(&reg, settings));
@@ -109,4 +120,32 @@ fn main() -> ExitCode {
         print!("{}", chacha::run(&reg, settings));
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn fastest_and_microsecond_slices_parse() {
+        let (s, suite) = parse(&args(&[
+            "--fastest",
+            "--slice-us",
+            "50",
+            "--suite",
+            "chacha",
+        ]))
+        .expect("parses");
+        assert!(s.fastest);
+        assert_eq!(s.slice, Duration::from_micros(50));
+        assert!(suite == Suite::Chacha);
+        let (s, _) = parse(&args(&[])).expect("parses");
+        assert!(!s.fastest);
+        assert_eq!(s.slice, Duration::from_millis(2));
+        assert!(parse(&args(&["--slice-us", "0"])).is_err());
+    }
 }
