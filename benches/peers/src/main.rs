@@ -1,8 +1,9 @@
 //! # cryptoreg-peers: cryptoreg's AEADs against ring, aws-lc-rs and OpenSSL, in one run
 //!
 //! `cargo xtask peers [--reps N] [--slice-ms M | --slice-us U] [--fastest] [--suite
-//! all|aes-gcm|chacha] [--offset 0..63]` builds this crate in release mode and runs it. For each algorithm family (AES-GCM in
-//! [`aes_gcm`], ChaCha20 and ChaCha20-Poly1305 in [`chacha`]) it measures every cryptoreg
+//! all|aes-gcm|chacha] [--offset 0..63]` builds this crate in release mode and runs it.
+//! For each algorithm family (AES-GCM in [`aes_gcm`], ChaCha20 and ChaCha20-Poly1305 in
+//! [`chacha`]) it measures every cryptoreg
 //! driver of the algorithm by exact driver name, and the peers, on the same message
 //! sizes, every buffer at the same offset from a 64-byte boundary, interleaved
 //! round-robin ([`harness`]), and prints the table and the ratios the issues' goals name.

@@ -16,10 +16,10 @@
 //! come after its rounds, and its tail's during the tail. A full batch with a pass
 //! running absorbs its groups through [`Steady`], which tests nothing per quarter round
 //! and keeps its values in registers (on IFMA, one with a whole batch of groups queued
-//! through [`Split`], which gives half of them to the scalar step). The powers of `r` are stitched too: an encryption
-//! that was not handed them computes them one multiply per double round of its first
-//! batch (the one-shot calls hand them over only for a long AAD), off the request's
-//! critical path.
+//! through [`Split`], which gives half of them to the scalar step). The powers of `r` are
+//! stitched too: an encryption that was not handed them computes them one multiply per
+//! double round of its first batch (the one-shot calls hand them over only for a long
+//! AAD), off the request's critical path.
 //! Measured with `cryptoctl speed` on the AVX-512 IFMA host, seal with `-avx512ifma`:
 //! 8 KiB 3523 MB/s one chunk after the other, about 3900 MB/s stitched, about 4100 MB/s
 //! with the powers stitched (1420 bytes: about 1950, then 2200 MB/s).
@@ -427,7 +427,7 @@ impl<P: PolyLanes> Stitch<'_, P> {
                     vec_at: self.at,
                     double_round: 0,
                     sum: Acc::default(),
-                    r: self.r,
+                    r: &self.r,
                     // SAFETY: features per the caller.
                     part: unsafe { P::new_part() },
                 };
@@ -522,6 +522,9 @@ const SPLIT_VECTOR_BLOCKS: usize = 32;
 /// Scalar blocks per double round of a split batch: one after every other quarter round.
 const SPLIT_SCALAR_PER_ROUND: usize = 4;
 
+/// The double rounds a split batch keeps busy: as many as its scalar step needs.
+const SPLIT_ROUNDS: usize = (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND;
+
 /// A full zmm batch's 64 queued blocks absorbed by two engines at once, as an
 /// [`Interleave`] (the IFMA backend, [`PolyLanes::SPLIT`]): the vector lanes take the first
 /// 32 (four groups, in the first four double rounds, their stages spread as [`Steady`]
@@ -535,10 +538,10 @@ const SPLIT_SCALAR_PER_ROUND: usize = 4;
 /// lost only 3%). A timing prototype of this schedule (the same instructions, the sums not
 /// merged; Zen 4, `-avx512ifma` seal through the raw entry, against the loop without the
 /// split) measured +7% / +5.5% / +3-4% at 16384 / 8192 / 4096 bytes (level at 2048, where
-/// a seal does not split); three
-/// IFMA groups with 40 scalar blocks measured +3%, and eight scalar blocks per double round
-/// in four double rounds 14% slower than the old loop (one scalar block's dependency chain
-/// is long enough that four per double round is what the rounds hide). The finished form
+/// a seal does not split); three IFMA groups with 40 scalar blocks measured +3%, and eight
+/// scalar blocks per double round in four double rounds 14% slower than the old loop (one
+/// scalar block's dependency chain is long enough that four per double round is what the
+/// rounds hide). The finished form
 /// has been checked (unit tests, `cargo xtask emu` on the IFMA models) but not yet timed
 /// on an AVX-512 host. Only a full batch of ciphertext queued before a full batch splits:
 /// a seal from 3008 bytes (3072 through the streaming entries), an open (through the `dec`
@@ -554,7 +557,8 @@ struct Split<'s, 'a, P: PolyLanes> {
     double_round: usize,
     /// The scalar step's sum over the second half so far.
     sum: Acc,
-    r: R64,
+    /// `r`, the [`Stitch`]'s (borrowed: no second copy of key material to wipe).
+    r: &'s R64,
     part: P::Part,
 }
 
@@ -566,15 +570,12 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
                 SPLIT_VECTOR_BLOCKS.is_multiple_of(P::BLOCKS)
                     && GROUP_BYTES * SPLIT_BLOCKS == MAX_CHUNK
             );
-            assert!((SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND <= DOUBLE_ROUNDS);
+            assert!(SPLIT_ROUNDS <= DOUBLE_ROUNDS);
             // The schedule below and `merge_split` hard-code these: one scalar block after
             // quarter rounds 1, 3, 5 and 7 (`q % 2`, `q / 2`); the vector groups inside the
             // busy double rounds; the lanes moved on by `r^32`.
             assert!(SPLIT_SCALAR_PER_ROUND == 4);
-            assert!(
-                SPLIT_VECTOR_BLOCKS / P::BLOCKS
-                    <= (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND
-            );
+            assert!(SPLIT_VECTOR_BLOCKS / P::BLOCKS <= SPLIT_ROUNDS);
             assert!(SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS == 32);
         }
         let d = self.double_round;
@@ -593,7 +594,7 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
                     // The last: added, not multiplied (lane 7 multiplies it later).
                     self.sum.add_block(m);
                 } else {
-                    self.sum.blocks(&self.r, m, 1);
+                    self.sum.blocks(self.r, m, 1);
                 }
             }
             if d < SPLIT_VECTOR_BLOCKS / P::BLOCKS {
@@ -614,7 +615,7 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
     /// four of them).
     #[inline(always)]
     fn busy(&self) -> usize {
-        (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND
+        SPLIT_ROUNDS
     }
 }
 
