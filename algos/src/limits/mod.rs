@@ -46,6 +46,26 @@
 //! * **ChaCha20-Poly1305, zmm + IFMA** (1024 bytes): the ChaCha20 mix and 8 Poly1305
 //!   mixes, as the fused driver stitches them.
 //!
+//! Without AVX-512 (or with `--ymm`) the ymm drivers run against ymm kernels written with
+//! VEX instructions only, sixteen registers, so some operands come from memory:
+//!
+//! * **CTR, AES-128, ymm** (256 bytes = 8 ymm of 2 blocks): the zmm mix at half the width.
+//! * **GCM, AES-128 / AES-256, ymm** (256 bytes): the CTR mix (the counters from memory),
+//!   stitched with GHASH of 8 ymm, Karatsuba-style as `gcm-aes-vaes-avx2` multiplies on
+//!   AMD: per ymm a load, a byte swap (mask from memory), the power loaded once for the
+//!   low and high products, the halves' swap and XOR, their product with the power's
+//!   precomputed halves (from memory), and three XORs into the sums; per iteration the
+//!   Karatsuba correction (2 XORs), two folds (a VPCLMULQDQ, a swap and 2 XORs each) and
+//!   the lanes' extract and XOR.
+//! * **ChaCha20, ymm** (512 bytes = 8 blocks): 80 quarter rounds of 4 adds, 4 XORs, two
+//!   byte-shuffle rotates (masks from memory) and two rotates of two shifts and an OR;
+//!   one state vector in memory at a time (2 stores and 2 loads a double round); the
+//!   broadcast, counter, feed-forward (from memory), 48 transpose shuffles, XORs, stores.
+//! * **ChaCha20-Poly1305, ymm + scalar** (512 bytes): the ChaCha20 mix with 32 Poly1305
+//!   blocks in general registers (radix 2^64: the message added with carries, four
+//!   widening and two 64-bit multiplies, the carries, the top folded times 5; 37
+//!   instructions), four after quarter rounds 0, 2, 4 and 6 of eight double rounds.
+//!
 //! The ratio of a driver's speed to its bound should stay at or below 1.00; above that
 //! ([`Ratio::suspect`]) the measurement is wrong (frequency changed between the two, or
 //! the mix misses an instruction the driver avoids), and the command flags it.
@@ -71,6 +91,9 @@ pub enum Class {
     Load,
     /// A memory write.
     Store,
+    /// General-register work (the scalar Poly1305 step): add, add with carry, multiply,
+    /// move, and, shift.
+    Scalar,
 }
 
 /// The classes of one line of Intel-syntax assembly (none for a label or directive).
@@ -81,7 +104,7 @@ pub fn classify(line: &str) -> Vec<Class> {
     };
     let operands = line[mnemonic.len()..].trim();
     let memory = operands.contains('[');
-    if mnemonic == "vmovdqu64" {
+    if mnemonic == "vmovdqu64" || mnemonic == "vmovdqu" {
         // A store names memory first; a load second.
         let first = operands.split(',').next().unwrap_or("");
         return match (memory, first.contains('[')) {
@@ -90,17 +113,21 @@ pub fn classify(line: &str) -> Vec<Class> {
             (true, false) => vec![Class::Load],
         };
     }
-    let op = match mnemonic {
-        "vaesenc" | "vaesenclast" => Class::Aes,
-        "vpclmulqdq" => Class::Clmul,
-        "vpmadd52luq" | "vpmadd52huq" => Class::Ifma,
-        "vpaddd" | "vpaddq" | "vpxord" | "vpxorq" | "vpxor" | "vprold" | "vpsrlq" | "vpsllq"
-        | "vpandq" | "vporq" | "vpternlogd" | "vpternlogq" => Class::Alu,
-        "vpunpckldq" | "vpunpckhdq" | "vpunpcklqdq" | "vpunpckhqdq" | "vpshufb" | "vpermt2q"
-        | "vshufi32x4" | "vpslldq" | "vpsrldq" => Class::Shuffle,
-        "vpbroadcastd" => return vec![Class::Load],
-        _ => return Vec::new(),
-    };
+    let op =
+        match mnemonic {
+            "vaesenc" | "vaesenclast" => Class::Aes,
+            "vpclmulqdq" => Class::Clmul,
+            "vpmadd52luq" | "vpmadd52huq" => Class::Ifma,
+            "vpaddd" | "vpaddq" | "vpxord" | "vpxorq" | "vpxor" | "vprold" | "vpsrlq"
+            | "vpsllq" | "vpandq" | "vporq" | "vpternlogd" | "vpternlogq" | "vpslld" | "vpsrld"
+            | "vpor" => Class::Alu,
+            "vpunpckldq" | "vpunpckhdq" | "vpunpcklqdq" | "vpunpckhqdq" | "vpshufb"
+            | "vpermt2q" | "vshufi32x4" | "vpslldq" | "vpsrldq" | "vpshufd" | "vperm2i128"
+            | "vextracti128" => Class::Shuffle,
+            "vpbroadcastd" => return vec![Class::Load],
+            "add" | "adc" | "mul" | "imul" | "mov" | "and" | "shr" => Class::Scalar,
+            _ => return Vec::new(),
+        };
     if memory {
         vec![op, Class::Load]
     } else {
@@ -252,17 +279,33 @@ pub enum Loop {
     Poly1305Ifma,
     /// The fused ChaCha20-Poly1305 kernel on zmm and IFMA (1024 bytes).
     ChaCha20Poly1305Zmm,
+    /// A dependent chain of `vpaddd` on ymm (VEX): the clock where there is no AVX-512.
+    ClockYmm,
+    /// ChaCha20's add / XOR / rotate on ymm without AVX-512 (the rotate as two shifts and
+    /// an OR).
+    ArxAvx2,
+    /// The AES-128-CTR kernel on ymm without AVX-512 (256 bytes).
+    Ctr128Ymm,
+    /// The AES-128-GCM kernel on ymm without AVX-512 (256 bytes).
+    Gcm128Ymm,
+    /// The AES-256-GCM kernel on ymm without AVX-512 (256 bytes).
+    Gcm256Ymm,
+    /// The ChaCha20 kernel on ymm without AVX-512 (512 bytes).
+    Chacha20Ymm,
+    /// The ChaCha20-Poly1305 kernel on ymm with the scalar Poly1305 step (512 bytes).
+    ChaCha20Poly1305Ymm,
 }
 
 impl Loop {
     /// The instruction classes, in the order the command prints them.
-    pub const CLASSES: [Loop; 9] = [
+    pub const CLASSES: [Loop; 10] = [
         Loop::AesZmm,
         Loop::AesYmm,
         Loop::ClmulZmm,
         Loop::ClmulYmm,
         Loop::ArxZmm,
         Loop::ArxYmm,
+        Loop::ArxAvx2,
         Loop::ShuffleZmm,
         Loop::ShuffleYmm,
         Loop::IfmaZmm,
@@ -288,6 +331,13 @@ impl Loop {
             Loop::Chacha20Zmm => "ChaCha20 kernel, zmm",
             Loop::Poly1305Ifma => "Poly1305 kernel, IFMA",
             Loop::ChaCha20Poly1305Zmm => "ChaCha20-Poly1305 kernel, zmm + IFMA",
+            Loop::ClockYmm => "vpaddd ymm, dependent (clock)",
+            Loop::ArxAvx2 => "add/xor/shift-rotate ymm",
+            Loop::Ctr128Ymm => "AES-128-CTR kernel, ymm",
+            Loop::Gcm128Ymm => "AES-128-GCM kernel, ymm",
+            Loop::Gcm256Ymm => "AES-256-GCM kernel, ymm",
+            Loop::Chacha20Ymm => "ChaCha20 kernel, ymm",
+            Loop::ChaCha20Poly1305Ymm => "ChaCha20-Poly1305 kernel, ymm + scalar",
         }
     }
 
@@ -312,6 +362,13 @@ impl Loop {
             Loop::Chacha20Zmm => CHACHA20_ZMM,
             Loop::Poly1305Ifma => POLY1305_IFMA,
             Loop::ChaCha20Poly1305Zmm => CHACHA20POLY1305_ZMM,
+            Loop::ClockYmm => limits_clock!("ymm"),
+            Loop::ArxAvx2 => limits_arx_avx2!(),
+            Loop::Ctr128Ymm => CTR128_YMM,
+            Loop::Gcm128Ymm => GCM128_YMM,
+            Loop::Gcm256Ymm => GCM256_YMM,
+            Loop::Chacha20Ymm => CHACHA20_YMM,
+            Loop::ChaCha20Poly1305Ymm => CHACHA20POLY1305_YMM,
         }
     }
 
@@ -320,7 +377,8 @@ impl Loop {
         match self {
             Loop::Ctr128Zmm | Loop::Xts256Zmm | Loop::Gcm128Zmm | Loop::Gcm256Zmm => 512,
             Loop::Chacha20Zmm | Loop::ChaCha20Poly1305Zmm => 1024,
-            Loop::Poly1305Ifma => 256,
+            Loop::Poly1305Ifma | Loop::Ctr128Ymm | Loop::Gcm128Ymm | Loop::Gcm256Ymm => 256,
+            Loop::Chacha20Ymm | Loop::ChaCha20Poly1305Ymm => 512,
             _ => 0,
         }
     }
@@ -373,405 +431,5 @@ pub fn supported(l: Loop) -> bool {
     }
 }
 
-/// The loop bodies: Intel syntax, with `.rept` / `.irp` (which [`expand`] understands).
-/// `{p}` is a pointer to 2 KiB of scratch memory, 64-byte aligned. Every body is a macro,
-/// so that `x86::limits` can hand it to `asm!` as a literal and the tests can count it.
-pub mod kernels {
-    /// One ChaCha20 quarter round on registers `$a $b $c $d` of width `$w` (`zmm`, `ymm`).
-    macro_rules! quarter {
-        ($w:literal, $a:literal, $b:literal, $c:literal, $d:literal) => {
-            concat!(
-                "vpaddd ", $w, $a, ", ", $w, $a, ", ", $w, $b, "\n", "vpxord ", $w, $d, ", ", $w,
-                $d, ", ", $w, $a, "\n", "vprold ", $w, $d, ", ", $w, $d, ", 16\n", "vpaddd ", $w,
-                $c, ", ", $w, $c, ", ", $w, $d, "\n", "vpxord ", $w, $b, ", ", $w, $b, ", ", $w,
-                $c, "\n", "vprold ", $w, $b, ", ", $w, $b, ", 12\n", "vpaddd ", $w, $a, ", ", $w,
-                $a, ", ", $w, $b, "\n", "vpxord ", $w, $d, ", ", $w, $d, ", ", $w, $a, "\n",
-                "vprold ", $w, $d, ", ", $w, $d, ", 8\n", "vpaddd ", $w, $c, ", ", $w, $c, ", ",
-                $w, $d, "\n", "vpxord ", $w, $b, ", ", $w, $b, ", ", $w, $c, "\n", "vprold ", $w,
-                $b, ", ", $w, $b, ", 7\n",
-            )
-        };
-    }
-
-    /// The vertical ChaCha20 batch on zmm (16 blocks): state broadcast from `{p}`, the
-    /// counter, 10 double rounds, feed-forward, transpose, XOR with the input, stores.
-    macro_rules! limits_chacha20_zmm {
-        () => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n",
-                "vpbroadcastd zmm\\r, dword ptr [{p} + 4*\\r]\n",
-                ".endr\n",
-                "vpaddd zmm12, zmm12, zmm31\n",
-                ".rept 10\n",
-                $crate::limits::kernels::quarter!("zmm", 0, 4, 8, 12),
-                $crate::limits::kernels::quarter!("zmm", 1, 5, 9, 13),
-                $crate::limits::kernels::quarter!("zmm", 2, 6, 10, 14),
-                $crate::limits::kernels::quarter!("zmm", 3, 7, 11, 15),
-                $crate::limits::kernels::quarter!("zmm", 0, 5, 10, 15),
-                $crate::limits::kernels::quarter!("zmm", 1, 6, 11, 12),
-                $crate::limits::kernels::quarter!("zmm", 2, 7, 8, 13),
-                $crate::limits::kernels::quarter!("zmm", 3, 4, 9, 14),
-                ".endr\n",
-                ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n",
-                "vpaddd zmm\\r, zmm\\r, zmm30\n",
-                ".endr\n",
-                ".irp r,0,2,4,6,8,10,12,14\n",
-                "vpunpckldq zmm16, zmm\\r, zmm30\n",
-                "vpunpckhdq zmm17, zmm\\r, zmm30\n",
-                "vpunpcklqdq zmm18, zmm\\r, zmm30\n",
-                "vpunpckhqdq zmm19, zmm\\r, zmm30\n",
-                "vshufi32x4 zmm20, zmm\\r, zmm30, 0x44\n",
-                "vshufi32x4 zmm21, zmm\\r, zmm30, 0xee\n",
-                "vshufi32x4 zmm22, zmm\\r, zmm30, 0x88\n",
-                "vshufi32x4 zmm23, zmm\\r, zmm30, 0xdd\n",
-                ".endr\n",
-                ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n",
-                "vpxord zmm\\r, zmm\\r, zmmword ptr [{p} + 64*\\r]\n",
-                "vmovdqu64 zmmword ptr [{p} + 64*\\r + 1024], zmm\\r\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// One Poly1305 IFMA step on 8 lanes (128 bytes): limbs split, added, multiplied,
-    /// carried. Accumulator registers `zmm$h0..2`; scratch `zmm24..29`.
-    macro_rules! poly_ifma {
-        ($h0:literal, $h1:literal, $h2:literal, $off:literal) => {
-            concat!(
-                "vmovdqu64 zmm24, zmmword ptr [{p} + ",
-                $off,
-                "]\n",
-                "vpermt2q zmm24, zmm28, zmmword ptr [{p} + ",
-                $off,
-                " + 64]\n",
-                "vpermt2q zmm25, zmm29, zmm24\n",
-                "vpsrlq zmm26, zmm24, 44\n",
-                "vpsrlq zmm27, zmm25, 24\n",
-                "vpsllq zmm25, zmm25, 20\n",
-                "vpandq zmm24, zmm24, zmm29\n",
-                "vpandq zmm26, zmm26, zmm29\n",
-                "vpandq zmm25, zmm25, zmm29\n",
-                "vporq zmm27, zmm27, zmm28\n",
-                "vpaddq zmm",
-                $h0,
-                ", zmm",
-                $h0,
-                ", zmm24\n",
-                "vpaddq zmm",
-                $h1,
-                ", zmm",
-                $h1,
-                ", zmm26\n",
-                "vpaddq zmm",
-                $h2,
-                ", zmm",
-                $h2,
-                ", zmm27\n",
-                "vpmadd52luq zmm16, zmm",
-                $h0,
-                ", zmm30\n",
-                "vpmadd52huq zmm17, zmm",
-                $h0,
-                ", zmm30\n",
-                "vpmadd52luq zmm18, zmm",
-                $h1,
-                ", zmm31\n",
-                "vpmadd52huq zmm19, zmm",
-                $h1,
-                ", zmm31\n",
-                "vpmadd52luq zmm20, zmm",
-                $h2,
-                ", zmm30\n",
-                "vpmadd52huq zmm21, zmm",
-                $h2,
-                ", zmm30\n",
-                "vpmadd52luq zmm16, zmm",
-                $h1,
-                ", zmm30\n",
-                "vpmadd52huq zmm17, zmm",
-                $h1,
-                ", zmm30\n",
-                "vpmadd52luq zmm18, zmm",
-                $h2,
-                ", zmm31\n",
-                "vpmadd52huq zmm19, zmm",
-                $h2,
-                ", zmm31\n",
-                "vpmadd52luq zmm20, zmm",
-                $h0,
-                ", zmm31\n",
-                "vpmadd52huq zmm21, zmm",
-                $h0,
-                ", zmm31\n",
-                "vpmadd52luq zmm22, zmm",
-                $h2,
-                ", zmm30\n",
-                "vpmadd52huq zmm23, zmm",
-                $h2,
-                ", zmm30\n",
-                "vpmadd52luq zmm22, zmm",
-                $h0,
-                ", zmm31\n",
-                "vpmadd52huq zmm23, zmm",
-                $h1,
-                ", zmm31\n",
-                "vpmadd52luq zmm16, zmm",
-                $h0,
-                ", zmm31\n",
-                "vpmadd52huq zmm17, zmm",
-                $h2,
-                ", zmm31\n",
-                "vpsrlq zmm24, zmm16, 44\n",
-                "vpsrlq zmm25, zmm18, 44\n",
-                "vpsrlq zmm26, zmm20, 42\n",
-                "vpandq zmm",
-                $h0,
-                ", zmm16, zmm29\n",
-                "vpandq zmm",
-                $h1,
-                ", zmm18, zmm29\n",
-                "vpandq zmm",
-                $h2,
-                ", zmm20, zmm29\n",
-                "vpaddq zmm",
-                $h1,
-                ", zmm",
-                $h1,
-                ", zmm24\n",
-                "vpaddq zmm",
-                $h2,
-                ", zmm",
-                $h2,
-                ", zmm25\n",
-                "vpaddq zmm",
-                $h0,
-                ", zmm",
-                $h0,
-                ", zmm26\n",
-                "vpsllq zmm26, zmm26, 2\n",
-                "vpaddq zmm",
-                $h0,
-                ", zmm",
-                $h0,
-                ", zmm26\n",
-            )
-        };
-    }
-
-    /// Poly1305 on IFMA, two independent sums (as `poly1305-avx512ifma` runs them), 256
-    /// bytes per iteration.
-    macro_rules! limits_poly1305_ifma {
-        () => {
-            concat!(
-                $crate::limits::kernels::poly_ifma!(0, 1, 2, 0),
-                $crate::limits::kernels::poly_ifma!(3, 4, 5, 128)
-            )
-        };
-    }
-
-    /// ChaCha20-Poly1305 on zmm and IFMA: one ChaCha20 batch (1024 bytes) and the
-    /// Poly1305 of 1024 bytes (8 IFMA steps, alternating two sums).
-    macro_rules! limits_chacha20poly1305_zmm {
-        () => {
-            concat!(
-                $crate::limits::kernels::limits_chacha20_zmm!(),
-                ".rept 4\n",
-                $crate::limits::kernels::poly_ifma!(0, 1, 2, 0),
-                $crate::limits::kernels::poly_ifma!(3, 4, 5, 128),
-                ".endr\n",
-            )
-        };
-    }
-
-    /// AES-CTR on zmm, `$rounds` VAESENC per block (10 for AES-128), 8 zmm (512 bytes).
-    macro_rules! limits_ctr_zmm {
-        ($rounds:literal) => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vpaddd zmm\\r, zmm30, zmm31\n",
-                ".endr\n",
-                ".rept ",
-                $rounds,
-                "\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vaesenc zmm\\r, zmm\\r, zmm29\n",
-                ".endr\n",
-                ".endr\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vpxord zmm\\r, zmm\\r, zmmword ptr [{p} + 64*\\r]\n",
-                "vmovdqu64 zmmword ptr [{p} + 64*\\r + 512], zmm\\r\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// AES-XTS on zmm, 8 + `$rest` VAESENC per block (`$rest` = 6 for AES-256), 8 zmm
-    /// (512 bytes); one zmm's next tweaks after each of the first 8 rounds, as the driver
-    /// interleaves them.
-    macro_rules! limits_xts_zmm {
-        ($rest:literal) => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vpternlogd zmm\\r, zmm30, zmmword ptr [{p} + 64*\\r], 0x96\n",
-                ".endr\n",
-                ".irp t,8,9,10,11,12,13,14,15\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vaesenc zmm\\r, zmm\\r, zmm29\n",
-                ".endr\n",
-                "vpxord zmm16, zmm\\t, zmm28\n",
-                "vpslldq zmm17, zmm\\t, 1\n",
-                "vpsrldq zmm18, zmm\\t, 15\n",
-                "vpclmulqdq zmm19, zmm18, zmm27, 0x00\n",
-                "vpxord zmm\\t, zmm17, zmm19\n",
-                ".endr\n",
-                ".rept ",
-                $rest,
-                "\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vaesenc zmm\\r, zmm\\r, zmm29\n",
-                ".endr\n",
-                ".endr\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vmovdqu64 zmmword ptr [{p} + 64*\\r + 512], zmm\\r\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// AES-GCM on zmm: the CTR mix with 8 + `$rest` rounds (`$rest` = 2 for AES-128, 6
-    /// for AES-256), stitched with GHASH of the previous 8 zmm of ciphertext (`zmm8..15`)
-    /// as the driver stitches them: after each of the first 8 rounds, one zmm's byte swap,
-    /// four carry-less products and three ternary XORs; one reduction per iteration.
-    macro_rules! limits_gcm_zmm {
-        ($rest:literal) => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vpaddd zmm\\r, zmm30, zmm31\n",
-                ".endr\n",
-                ".irp t,8,9,10,11,12,13,14,15\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vaesenc zmm\\r, zmm\\r, zmm29\n",
-                ".endr\n",
-                "vpshufb zmm\\t, zmm\\t, zmm28\n",
-                "vpclmulqdq zmm16, zmm\\t, zmm27, 0x00\n",
-                "vpclmulqdq zmm17, zmm\\t, zmm27, 0x11\n",
-                "vpclmulqdq zmm18, zmm\\t, zmm27, 0x01\n",
-                "vpclmulqdq zmm19, zmm\\t, zmm27, 0x10\n",
-                "vpternlogd zmm20, zmm16, zmm19, 0x96\n",
-                "vpternlogd zmm21, zmm17, zmm18, 0x96\n",
-                "vpternlogd zmm22, zmm18, zmm19, 0x96\n",
-                ".endr\n",
-                ".rept ",
-                $rest,
-                "\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vaesenc zmm\\r, zmm\\r, zmm29\n",
-                ".endr\n",
-                ".endr\n",
-                "vpclmulqdq zmm23, zmm20, zmm26, 0x01\n",
-                "vpclmulqdq zmm24, zmm21, zmm26, 0x10\n",
-                "vpclmulqdq zmm25, zmm22, zmm26, 0x01\n",
-                "vpclmulqdq zmm16, zmm23, zmm26, 0x10\n",
-                "vpternlogd zmm20, zmm23, zmm24, 0x96\n",
-                "vpternlogd zmm21, zmm25, zmm16, 0x96\n",
-                "vpternlogd zmm22, zmm20, zmm21, 0x96\n",
-                "vpternlogd zmm23, zmm22, zmm24, 0x96\n",
-                ".irp r,0,1,2,3,4,5,6,7\n",
-                "vpxord zmm\\r, zmm\\r, zmmword ptr [{p} + 64*\\r]\n",
-                "vmovdqu64 zmmword ptr [{p} + 64*\\r + 512], zmm\\r\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// One instruction on twelve independent chains: `$op` is the mnemonic with its width,
-    /// e.g. `("vaesenc", "zmm")`; `$extra` the trailing operand text (an immediate).
-    macro_rules! limits_class {
-        ($op:literal, $w:literal, $extra:literal) => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7,8,9,10,11\n",
-                $op,
-                " ",
-                $w,
-                "\\r, ",
-                $w,
-                "\\r, ",
-                $w,
-                "15",
-                $extra,
-                "\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// The ChaCha20 ALU mix (add, XOR, rotate, in the rounds' proportion) on twelve
-    /// independent chains.
-    macro_rules! limits_arx {
-        ($w:literal) => {
-            concat!(
-                ".irp r,0,1,2,3,4,5,6,7,8,9,10,11\n",
-                "vpaddd ",
-                $w,
-                "\\r, ",
-                $w,
-                "\\r, ",
-                $w,
-                "15\n",
-                "vpxord ",
-                $w,
-                "\\r, ",
-                $w,
-                "\\r, ",
-                $w,
-                "14\n",
-                "vprold ",
-                $w,
-                "\\r, ",
-                $w,
-                "\\r, 7\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    /// The clock: a dependent chain of `vpaddd` on `$w` registers (one cycle each).
-    macro_rules! limits_clock {
-        ($w:literal) => {
-            concat!(
-                ".rept 64\n",
-                "vpaddd ",
-                $w,
-                "0, ",
-                $w,
-                "0, ",
-                $w,
-                "15\n",
-                ".endr\n",
-            )
-        };
-    }
-
-    // The x86 loops (`x86::limits`) import these by path; elsewhere only the texts
-    // below use them.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
-    pub(crate) use {
-        limits_arx, limits_chacha20_zmm, limits_chacha20poly1305_zmm, limits_class, limits_clock,
-        limits_ctr_zmm, limits_gcm_zmm, limits_poly1305_ifma, limits_xts_zmm, poly_ifma, quarter,
-    };
-
-    /// The bodies as text, for counting (the same macros `x86::limits` assembles).
-    pub const CHACHA20_ZMM: &str = limits_chacha20_zmm!();
-    /// Poly1305 on IFMA, two sums (`limits_poly1305_ifma!`).
-    pub const POLY1305_IFMA: &str = limits_poly1305_ifma!();
-    /// ChaCha20-Poly1305 (`limits_chacha20poly1305_zmm!`).
-    pub const CHACHA20POLY1305_ZMM: &str = limits_chacha20poly1305_zmm!();
-    /// AES-128-CTR.
-    pub const CTR128_ZMM: &str = limits_ctr_zmm!(10);
-    /// AES-256-XTS.
-    pub const XTS256_ZMM: &str = limits_xts_zmm!(6);
-    /// AES-128-GCM.
-    pub const GCM128_ZMM: &str = limits_gcm_zmm!(2);
-    /// AES-256-GCM.
-    pub const GCM256_ZMM: &str = limits_gcm_zmm!(6);
-}
+/// The loop bodies (the zmm and the VEX ymm kernels, the class loops, the clock).
+pub mod kernels;

@@ -63,6 +63,58 @@ fn the_bodies_count_as_derived() {
         ]
     );
     assert_eq!(counts(Loop::Gcm256Zmm)[0], (Aes, 112));
+    // The VEX ymm kernels (no AVX-512: 16 registers, so some operands stay in memory).
+    assert_eq!(
+        counts(Loop::Ctr128Ymm),
+        vec![(Aes, 80), (Alu, 16), (Load, 8), (Store, 8)]
+    );
+    // GCM on ymm, per 8 ymm: 8 counters (a memory step each); per ciphertext vector a
+    // load, a byte swap, three products (the powers from memory), the halves' swap and
+    // XOR and three XORs into the sums (the first vector: the running hash XORed in, its
+    // products start the sums); the reduction: 2 XORs of the Karatsuba correction, per
+    // fold a product, a swap and 2 XORs, the lanes' extract and XOR; 8 XORs with the
+    // input and 8 stores.
+    assert_eq!(
+        counts(Loop::Gcm128Ymm),
+        vec![
+            (Aes, 80),
+            (Clmul, 8 * 3 + 2),
+            (Alu, 8 + 2 + 7 * 4 + 7 + 8),
+            (Shuffle, 8 * 2 + 3),
+            (Load, 8 + 8 * 4 + 2 + 8),
+            (Store, 8)
+        ]
+    );
+    assert_eq!(counts(Loop::Gcm256Ymm)[0], (Aes, 112));
+    // ChaCha20 on ymm: 80 quarter rounds of 14 ALU operations (4 adds, 4 XORs, two
+    // rotates of three) and 2 byte-shuffle rotates with their masks from memory; the
+    // spilled state vector's 2 stores and 2 loads a double round; 16 broadcasts, the
+    // counter, 16 feed-forward adds (from memory), 48 transpose shuffles, 16 XORs with
+    // the input, 16 stores, and the spilled vector's trips around the feed-forward and
+    // the transpose.
+    assert_eq!(
+        counts(Loop::Chacha20Ymm),
+        vec![
+            (Alu, 80 * 14 + 1 + 16 + 16),
+            (Shuffle, 80 * 2 + 48),
+            (Load, 16 + 1 + 80 * 2 + 10 * 2 + 17 + 1 + 16),
+            (Store, 1 + 10 * 2 + 1 + 16)
+        ]
+    );
+    // ChaCha20-Poly1305 on ymm: the ChaCha20 batch and 32 scalar Poly1305 blocks of 37
+    // general-register instructions (2 with the message from memory).
+    assert_eq!(
+        counts(Loop::ChaCha20Poly1305Ymm),
+        vec![
+            (Alu, 80 * 14 + 1 + 16 + 16),
+            (Shuffle, 80 * 2 + 48),
+            (Load, 16 + 1 + 80 * 2 + 10 * 2 + 17 + 1 + 16 + 32 * 2),
+            (Store, 1 + 10 * 2 + 1 + 16),
+            (Scalar, 32 * 37)
+        ]
+    );
+    assert_eq!(counts(Loop::ArxAvx2), vec![(Alu, 50)]);
+    assert_eq!(Loop::ClockYmm.instructions(), 64);
     assert_eq!(counts(Loop::AesZmm), vec![(Aes, 12)]);
     assert_eq!(counts(Loop::ArxYmm), vec![(Alu, 36)]);
     assert_eq!(Loop::Clock.instructions(), 64);
@@ -91,6 +143,19 @@ fn directives_expand_as_the_assembler_does() {
     assert_eq!(
         classify("vpxord zmm1, zmm1, zmmword ptr [rax]"),
         vec![Class::Alu, Class::Load]
+    );
+    assert_eq!(
+        classify("vmovdqu ymmword ptr [rax + 32], ymm1"),
+        vec![Class::Store]
+    );
+    assert_eq!(
+        classify("vmovdqu ymm1, ymmword ptr [rax]"),
+        vec![Class::Load]
+    );
+    assert!(classify("vmovdqu ymm1, ymm2").is_empty());
+    assert_eq!(
+        classify("vpshufb ymm1, ymm1, ymmword ptr [rax]"),
+        vec![Class::Shuffle, Class::Load]
     );
     assert!(classify("2:").is_empty());
 }
@@ -139,6 +204,12 @@ fn every_supported_loop_runs_within_its_scratch() {
         Loop::Chacha20Zmm,
         Loop::Poly1305Ifma,
         Loop::ChaCha20Poly1305Zmm,
+        Loop::ClockYmm,
+        Loop::Ctr128Ymm,
+        Loop::Gcm128Ymm,
+        Loop::Gcm256Ymm,
+        Loop::Chacha20Ymm,
+        Loop::ChaCha20Poly1305Ymm,
     ];
     let mut ran = 0;
     for l in all.into_iter().chain(Loop::CLASSES) {

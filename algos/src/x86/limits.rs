@@ -5,8 +5,10 @@
 use core::arch::asm;
 
 use crate::limits::kernels::{
-    limits_arx, limits_chacha20_zmm, limits_chacha20poly1305_zmm, limits_class, limits_clock,
-    limits_ctr_zmm, limits_gcm_zmm, limits_poly1305_ifma, limits_xts_zmm,
+    limits_arx, limits_arx_avx2, limits_chacha20_ymm, limits_chacha20_zmm,
+    limits_chacha20poly1305_ymm, limits_chacha20poly1305_zmm, limits_class, limits_clock,
+    limits_ctr_ymm, limits_ctr_zmm, limits_gcm_ymm, limits_gcm_zmm, limits_poly1305_ifma,
+    limits_xts_zmm,
 };
 use crate::limits::Loop;
 
@@ -118,6 +120,25 @@ zmm_loop!(
     limits_chacha20poly1305_zmm!()
 );
 
+ymm_loop!(clock_ymm, "avx2", limits_clock!("ymm"));
+ymm_loop!(arx_avx2, "avx2", limits_arx_avx2!());
+ymm_loop!(ctr128_ymm, "avx2,vaes", limits_ctr_ymm!(10));
+ymm_loop!(gcm128_ymm, "avx2,vaes,vpclmulqdq", limits_gcm_ymm!(2));
+ymm_loop!(gcm256_ymm, "avx2,vaes,vpclmulqdq", limits_gcm_ymm!(6));
+ymm_loop!(chacha20_ymm, "avx2", limits_chacha20_ymm!());
+// The scalar Poly1305 step's general registers too (`{p}` and the counter take two of
+// the others).
+timed_loop!(
+    chacha20poly1305_ymm,
+    "avx2",
+    limits_chacha20poly1305_ymm!(),
+    [
+        "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm8", "ymm9", "ymm10",
+        "ymm11", "ymm12", "ymm13", "ymm14", "ymm15", "rax", "rcx", "rdx", "r8", "r9", "r10", "r11",
+        "r12", "r13", "r14", "r15"
+    ]
+);
+
 /// Whether this CPU runs `l`'s instructions.
 pub(crate) fn supported(l: Loop) -> bool {
     use std::arch::is_x86_feature_detected as has;
@@ -136,6 +157,11 @@ pub(crate) fn supported(l: Loop) -> bool {
         Loop::Gcm128Zmm | Loop::Gcm256Zmm => {
             zmm && has!("avx512bw") && has!("vaes") && has!("vpclmulqdq")
         }
+        Loop::ClockYmm | Loop::ArxAvx2 | Loop::Chacha20Ymm | Loop::ChaCha20Poly1305Ymm => {
+            has!("avx2")
+        }
+        Loop::Ctr128Ymm => has!("avx2") && has!("vaes"),
+        Loop::Gcm128Ymm | Loop::Gcm256Ymm => has!("avx2") && has!("vaes") && has!("vpclmulqdq"),
     }
 }
 
@@ -163,6 +189,13 @@ pub(crate) fn run(l: Loop, iterations: u64, scratch: &mut crate::limits::Scratch
         Loop::Chacha20Zmm => chacha20_zmm,
         Loop::Poly1305Ifma => poly1305_ifma,
         Loop::ChaCha20Poly1305Zmm => chacha20poly1305_zmm,
+        Loop::ClockYmm => clock_ymm,
+        Loop::ArxAvx2 => arx_avx2,
+        Loop::Ctr128Ymm => ctr128_ymm,
+        Loop::Gcm128Ymm => gcm128_ymm,
+        Loop::Gcm256Ymm => gcm256_ymm,
+        Loop::Chacha20Ymm => chacha20_ymm,
+        Loop::ChaCha20Poly1305Ymm => chacha20poly1305_ymm,
     };
     // SAFETY: `supported` checked the loop's features; the scratch is 2 KiB, 64-byte
     // aligned (its type); `iterations >= 1`.

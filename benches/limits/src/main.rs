@@ -15,18 +15,29 @@ use std::time::{Duration, Instant};
 use cryptoreg::Registry;
 use cryptoreg_algos::limits::{self, ceiling, cycles_per_byte, median, Loop, Ratio, Scratch};
 
-const USAGE: &str = "usage: cryptoreg-limits [--rounds N] [--slice-ms M]";
+const USAGE: &str = "usage: cryptoreg-limits [--rounds N] [--slice-ms M] [--fastest] [--ymm]";
 const SIZE: usize = 8192;
 
-/// One family: its best driver on this ladder and the kernel that bounds it.
+/// One family: its best driver on this ladder and the kernel that bounds it, at each
+/// width the gauge has a kernel for.
 struct Family {
     label: &'static str,
-    driver: &'static str,
     kind: Kind,
     key_len: usize,
-    kernel: Loop,
-    /// The VAESENC-only ceiling: instructions per 64 bytes (rounds), 0 for none.
+    /// The zmm driver and kernel (AVX-512 hosts).
+    zmm: Width,
+    /// The ymm driver and kernel without AVX-512 (a Zen 3, an Alder Lake, or `--ymm`);
+    /// `None` where the gauge has no ymm kernel for the family.
+    ymm: Option<Width>,
+    /// The VAESENC-only ceiling: instructions per block (rounds), 0 for none.
     aes_rounds: usize,
+}
+
+/// A family's driver and kernel at one width.
+#[derive(Clone, Copy)]
+struct Width {
+    driver: &'static str,
+    kernel: Loop,
 }
 
 #[derive(Clone, Copy)]
@@ -36,64 +47,86 @@ enum Kind {
     Hash,
 }
 
+const fn width(driver: &'static str, kernel: Loop) -> Width {
+    Width { driver, kernel }
+}
+
 const FAMILIES: &[Family] = &[
     Family {
         label: "AES-128-CTR encrypt",
-        driver: "ctr-aes-vaes-avx10_512",
         kind: Kind::Skcipher,
         key_len: 16,
-        kernel: Loop::Ctr128Zmm,
+        zmm: width("ctr-aes-vaes-avx10_512", Loop::Ctr128Zmm),
+        ymm: Some(width("ctr-aes-vaes-avx2", Loop::Ctr128Ymm)),
         aes_rounds: 10,
     },
     Family {
         label: "AES-256-XTS encrypt",
-        driver: "xts-aes-vaes-avx10_512",
         kind: Kind::Skcipher,
         key_len: 64,
-        kernel: Loop::Xts256Zmm,
+        zmm: width("xts-aes-vaes-avx10_512", Loop::Xts256Zmm),
+        ymm: None,
         aes_rounds: 14,
     },
     Family {
         label: "AES-128-GCM seal",
-        driver: "gcm-aes-vaes-avx10_512",
         kind: Kind::Aead,
         key_len: 16,
-        kernel: Loop::Gcm128Zmm,
+        zmm: width("gcm-aes-vaes-avx10_512", Loop::Gcm128Zmm),
+        ymm: Some(width("gcm-aes-vaes-avx2", Loop::Gcm128Ymm)),
         aes_rounds: 10,
     },
     Family {
         label: "AES-256-GCM seal",
-        driver: "gcm-aes-vaes-avx10_512",
         kind: Kind::Aead,
         key_len: 32,
-        kernel: Loop::Gcm256Zmm,
+        zmm: width("gcm-aes-vaes-avx10_512", Loop::Gcm256Zmm),
+        ymm: Some(width("gcm-aes-vaes-avx2", Loop::Gcm256Ymm)),
         aes_rounds: 14,
     },
     Family {
         label: "ChaCha20 encrypt",
-        driver: "chacha20-avx512f",
         kind: Kind::Skcipher,
         key_len: 32,
-        kernel: Loop::Chacha20Zmm,
+        zmm: width("chacha20-avx512f", Loop::Chacha20Zmm),
+        ymm: Some(width("chacha20-avx2", Loop::Chacha20Ymm)),
         aes_rounds: 0,
     },
     Family {
         label: "Poly1305 digest",
-        driver: "poly1305-avx512ifma",
         kind: Kind::Hash,
         key_len: 32,
-        kernel: Loop::Poly1305Ifma,
+        zmm: width("poly1305-avx512ifma", Loop::Poly1305Ifma),
+        ymm: None,
         aes_rounds: 0,
     },
     Family {
         label: "ChaCha20-Poly1305 seal",
-        driver: "rfc7539-chacha20-poly1305-avx512ifma",
         kind: Kind::Aead,
         key_len: 32,
-        kernel: Loop::ChaCha20Poly1305Zmm,
+        zmm: width(
+            "rfc7539-chacha20-poly1305-avx512ifma",
+            Loop::ChaCha20Poly1305Zmm,
+        ),
+        ymm: Some(width(
+            "rfc7539-chacha20-poly1305-avx2",
+            Loop::ChaCha20Poly1305Ymm,
+        )),
         aes_rounds: 0,
     },
 ];
+
+impl Family {
+    /// The width the gauge measures: zmm where this CPU runs the zmm kernels and `--ymm`
+    /// was not given, else ymm (`None`: the family has no ymm kernel).
+    fn at(&self, ymm: bool) -> Option<Width> {
+        if ymm {
+            self.ymm
+        } else {
+            Some(self.zmm)
+        }
+    }
+}
 
 /// A buffer of `SIZE` bytes at a cache-line start.
 struct Aligned {
@@ -158,6 +191,17 @@ impl<'a> Item<'a> {
     fn median(&self) -> f64 {
         median(&mut self.rates.clone())
     }
+
+    /// The median slice's rate, or with `fastest` the fastest slice's (for a loaded VM
+    /// whose vCPU is often descheduled: many short slices, the fastest of each item, as
+    /// `cargo xtask peers --fastest`).
+    fn rate(&self, fastest: bool) -> f64 {
+        if fastest {
+            self.rates.iter().copied().fold(0.0, f64::max)
+        } else {
+            self.median()
+        }
+    }
 }
 
 fn loop_item<'a>(l: Loop, per_iteration: f64) -> Option<Item<'a>> {
@@ -170,15 +214,15 @@ fn loop_item<'a>(l: Loop, per_iteration: f64) -> Option<Item<'a>> {
     }))
 }
 
-fn driver_item<'a>(reg: &Registry, f: &Family) -> Result<Item<'a>, String> {
-    let e = |e: cryptoreg::Error| format!("{}: {e}", f.driver);
+fn driver_item<'a>(reg: &Registry, f: &Family, w: Width) -> Result<Item<'a>, String> {
+    let e = |e: cryptoreg::Error| format!("{}: {e}", w.driver);
     let key: Vec<u8> = (0..f.key_len)
         .map(|i| (i as u8).wrapping_mul(29) ^ 0x47)
         .collect();
     let mut buf = Aligned::new();
     Ok(match f.kind {
         Kind::Skcipher => {
-            let mut h = reg.alloc_skcipher(f.driver).map_err(e)?;
+            let mut h = reg.alloc_skcipher(w.driver).map_err(e)?;
             h.set_key(&key).map_err(e)?;
             let iv = vec![0u8; h.iv_size()];
             Item::new(SIZE as f64, move |n| {
@@ -189,7 +233,7 @@ fn driver_item<'a>(reg: &Registry, f: &Family) -> Result<Item<'a>, String> {
             })
         }
         Kind::Aead => {
-            let mut h = reg.alloc_aead(f.driver).map_err(e)?;
+            let mut h = reg.alloc_aead(w.driver).map_err(e)?;
             h.set_key(&key).map_err(e)?;
             h.set_authsize(16).map_err(e)?;
             let nonce = vec![0u8; h.nonce_size()];
@@ -202,7 +246,7 @@ fn driver_item<'a>(reg: &Registry, f: &Family) -> Result<Item<'a>, String> {
             })
         }
         Kind::Hash => {
-            let mut h = reg.alloc_hash(f.driver).map_err(e)?;
+            let mut h = reg.alloc_hash(w.driver).map_err(e)?;
             h.set_key(&key).map_err(e)?;
             let mut out = vec![0u8; h.digest_size()];
             Item::new(SIZE as f64, move |n| {
@@ -214,27 +258,59 @@ fn driver_item<'a>(reg: &Registry, f: &Family) -> Result<Item<'a>, String> {
     })
 }
 
-fn parse(args: &[String]) -> Result<(usize, Duration), String> {
-    let (mut rounds, mut slice) = (7usize, Duration::from_millis(20));
+/// The command's options.
+#[derive(Debug, PartialEq)]
+struct Options {
+    rounds: usize,
+    slice: Duration,
+    /// Each item's fastest slice instead of its median one.
+    fastest: bool,
+    /// The ymm drivers and kernels on a host that has zmm ones.
+    ymm: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        rounds: 7,
+        slice: Duration::from_millis(20),
+        fastest: false,
+        ymm: false,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        match a.as_str() {
+            "--ymm" => {
+                o.ymm = true;
+                continue;
+            }
+            "--fastest" => {
+                o.fastest = true;
+                continue;
+            }
+            _ => {}
+        }
         let v: u64 = it
             .next()
             .and_then(|v| v.parse().ok())
             .filter(|&v| v > 0)
             .ok_or_else(|| format!("{a} takes a positive number\n{USAGE}"))?;
         match a.as_str() {
-            "--rounds" => rounds = v as usize,
-            "--slice-ms" => slice = Duration::from_millis(v),
+            "--rounds" => o.rounds = v as usize,
+            "--slice-ms" => o.slice = Duration::from_millis(v),
             _ => return Err(USAGE.to_string()),
         }
     }
-    Ok((rounds, slice))
+    Ok(o)
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (rounds, slice) = match parse(&args) {
+    let Options {
+        rounds,
+        slice,
+        fastest,
+        ymm: force_ymm,
+    } = match parse(&args) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
@@ -259,18 +335,30 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Without AVX-512 (or with `--ymm`) the ymm drivers against the ymm kernels, and the
+    // clock under ymm load.
+    let ymm = force_ymm || !limits::supported(Loop::Clock);
+    let clock_loop = if ymm { Loop::ClockYmm } else { Loop::Clock };
     let per_iter = |l: Loop| l.instructions() as f64;
-    let mut clock = loop_item(Loop::Clock, per_iter(Loop::Clock));
+    let mut clock = loop_item(clock_loop, per_iter(clock_loop));
     let mut classes: Vec<(Loop, Option<Item<'_>>)> = Loop::CLASSES
         .iter()
         .map(|&l| (l, loop_item(l, per_iter(l))))
         .collect();
     let mut kernels: Vec<Option<Item<'_>>> = FAMILIES
         .iter()
-        .map(|f| loop_item(f.kernel, f.kernel.bytes() as f64))
+        .map(|f| {
+            f.at(ymm)
+                .and_then(|w| loop_item(w.kernel, w.kernel.bytes() as f64))
+        })
         .collect();
-    let mut drivers: Vec<Result<Item<'_>, String>> =
-        FAMILIES.iter().map(|f| driver_item(&reg, f)).collect();
+    let mut drivers: Vec<Result<Item<'_>, String>> = FAMILIES
+        .iter()
+        .map(|f| match f.at(ymm) {
+            Some(w) => driver_item(&reg, f, w),
+            None => Err("no ymm kernel in the gauge".to_string()),
+        })
+        .collect();
     let all = |clock: &mut Option<Item<'_>>,
                classes: &mut Vec<(Loop, Option<Item<'_>>)>,
                kernels: &mut Vec<Option<Item<'_>>>,
@@ -303,27 +391,32 @@ fn main() -> ExitCode {
             &mut |i| i.slice(),
         );
     }
-    let hz = clock.as_ref().map_or(0.0, Item::median);
+    let hz = clock.as_ref().map_or(0.0, |c| c.rate(fastest));
     println!(
-        "cryptoreg limits: median of {rounds} interleaved rounds of ~{} ms slices; {SIZE}-byte \
+        "cryptoreg limits: {} of {rounds} interleaved rounds of ~{} ms slices; {SIZE}-byte \
          buffers at a cache-line start",
+        if fastest { "fastest slice" } else { "median" },
         slice.as_millis()
     );
     println!(
-        "clock under zmm load: {:.2} GHz (a dependent vpaddd chain, one per cycle)\n",
+        "clock under {} load: {:.2} GHz (a dependent vpaddd chain, one per cycle)\n",
+        if ymm { "ymm" } else { "zmm" },
         hz / 1e9
     );
     println!(
         "{:<24} {:>12} {:>10}",
         "INSTRUCTIONS", "per second", "per cycle"
     );
-    let mut aes_zmm = 0.0;
+    // VAESENC a second at the measured width, and the bytes one instruction covers.
+    let aes_loop = if ymm { Loop::AesYmm } else { Loop::AesZmm };
+    let aes_bytes = if ymm { 32.0 } else { 64.0 };
+    let mut aes_rate = 0.0;
     for (l, item) in &classes {
         match item {
             Some(i) => {
-                let r = i.median();
-                if *l == Loop::AesZmm {
-                    aes_zmm = r;
+                let r = i.rate(fastest);
+                if *l == aes_loop {
+                    aes_rate = r;
                 }
                 println!("{:<24} {:>12.3e} {:>10.2}", l.label(), r, r / hz.max(1.0));
             }
@@ -336,16 +429,17 @@ fn main() -> ExitCode {
     );
     let mut suspect = false;
     for ((f, k), d) in FAMILIES.iter().zip(&kernels).zip(&drivers) {
+        let driver = f.at(ymm).map_or("-", |w| w.driver);
         let (mbps, bound) = match (d, k) {
-            (Ok(d), Some(k)) => (d.median() / 1e6, k.median() / 1e6),
+            (Ok(d), Some(k)) => (d.rate(fastest) / 1e6, k.rate(fastest) / 1e6),
             (Err(e), _) => {
-                println!("{:<24} {:<38} n/a ({e})", f.label, f.driver);
+                println!("{:<24} {:<38} n/a ({e})", f.label, driver);
                 continue;
             }
             (_, None) => {
                 println!(
                     "{:<24} {:<38} n/a (this CPU lacks the kernel's features)",
-                    f.label, f.driver
+                    f.label, driver
                 );
                 continue;
             }
@@ -355,7 +449,7 @@ fn main() -> ExitCode {
         println!(
             "{:<24} {:<38} {:>8.0} {:>6.3} {:>9.0} {:>6.3} {:>6.2}{}",
             f.label,
-            f.driver,
+            driver,
             mbps,
             cycles_per_byte(hz, mbps * 1e6),
             bound,
@@ -367,12 +461,16 @@ fn main() -> ExitCode {
                 ""
             }
         );
-        if f.aes_rounds > 0 && aes_zmm > 0.0 {
-            let c = ceiling(aes_zmm, f.aes_rounds as f64, 64.0) / 1e6;
+        if f.aes_rounds > 0 && aes_rate > 0.0 {
+            let c = ceiling(aes_rate, f.aes_rounds as f64, aes_bytes) / 1e6;
             println!(
                 "{:<24} {:<38} {:>8} {:>6} {:>9.0} {:>6.3} {:>6.2}",
                 "",
-                "  AES ceiling (VAESENC zmm alone)",
+                if ymm {
+                    "  AES ceiling (VAESENC ymm alone)"
+                } else {
+                    "  AES ceiling (VAESENC zmm alone)"
+                },
                 "",
                 "",
                 c,
@@ -385,4 +483,67 @@ fn main() -> ExitCode {
         println!("\nA ratio above 1.00 means the measurement is wrong (see the table).");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn options_parse_and_bad_ones_are_refused() {
+        assert_eq!(
+            parse(&args(&[])),
+            Ok(Options {
+                rounds: 7,
+                slice: Duration::from_millis(20),
+                fastest: false,
+                ymm: false
+            })
+        );
+        assert_eq!(
+            parse(&args(&[
+                "--fastest",
+                "--rounds",
+                "1001",
+                "--ymm",
+                "--slice-ms",
+                "2"
+            ])),
+            Ok(Options {
+                rounds: 1001,
+                slice: Duration::from_millis(2),
+                fastest: true,
+                ymm: true
+            })
+        );
+        assert!(parse(&args(&["--rounds"])).is_err());
+        assert!(parse(&args(&["--rounds", "0"])).is_err());
+        assert!(parse(&args(&["--slice-ms", "x"])).is_err());
+        assert!(parse(&args(&["--zmm", "1"])).is_err());
+    }
+
+    #[test]
+    fn the_rate_is_the_median_or_the_fastest_slice() {
+        let mut i = Item::new(1.0, |_| {});
+        i.rates = vec![3.0, 9.0, 1.0, 4.0, 5.0];
+        assert_eq!(i.rate(false), 4.0);
+        assert_eq!(i.rate(true), 9.0);
+    }
+
+    #[test]
+    fn each_family_has_its_width() {
+        for f in FAMILIES {
+            assert_eq!(f.at(false).map(|w| w.driver), Some(f.zmm.driver));
+            assert_eq!(f.at(true).map(|w| w.driver), f.ymm.map(|w| w.driver));
+            // A ymm kernel is a ymm loop of the family's kind, and bounds bytes.
+            if let Some(w) = f.ymm {
+                assert!(w.kernel.bytes() > 0, "{}", f.label);
+                assert!(w.driver.ends_with("-avx2"), "{}", f.label);
+            }
+        }
+    }
 }
