@@ -602,41 +602,31 @@ macro_rules! limits_chacha20poly1305_ymm {
         $crate::limits::kernels::limits_chacha20_ymm!(
             ".rept 2\n",
             [
-                $crate::limits::kernels::slot_avx2!(true, "512"),
-                $crate::limits::kernels::slot_avx2!(true, "528"),
-                $crate::limits::kernels::slot_avx2!(true, "544"),
-                $crate::limits::kernels::slot_avx2!(true, "560"),
+                $crate::limits::kernels::poly_scalar!("512"),
+                $crate::limits::kernels::poly_scalar!("528"),
+                $crate::limits::kernels::poly_scalar!("544"),
+                $crate::limits::kernels::poly_scalar!("560"),
             ],
             [
-                $crate::limits::kernels::slot_avx2!(true, "576"),
-                $crate::limits::kernels::slot_avx2!(true, "592"),
-                $crate::limits::kernels::slot_avx2!(true, "608"),
-                $crate::limits::kernels::slot_avx2!(true, "624"),
+                $crate::limits::kernels::poly_scalar!("576"),
+                $crate::limits::kernels::poly_scalar!("592"),
+                $crate::limits::kernels::poly_scalar!("608"),
+                $crate::limits::kernels::poly_scalar!("624"),
             ],
             [
-                $crate::limits::kernels::slot_avx2!(true, "640"),
-                $crate::limits::kernels::slot_avx2!(true, "656"),
-                $crate::limits::kernels::slot_avx2!(true, "672"),
-                $crate::limits::kernels::slot_avx2!(true, "688"),
+                $crate::limits::kernels::poly_scalar!("640"),
+                $crate::limits::kernels::poly_scalar!("656"),
+                $crate::limits::kernels::poly_scalar!("672"),
+                $crate::limits::kernels::poly_scalar!("688"),
             ],
             [
-                $crate::limits::kernels::slot_avx2!(true, "704"),
-                $crate::limits::kernels::slot_avx2!(true, "720"),
-                $crate::limits::kernels::slot_avx2!(true, "736"),
-                $crate::limits::kernels::slot_avx2!(true, "752"),
+                $crate::limits::kernels::poly_scalar!("704"),
+                $crate::limits::kernels::poly_scalar!("720"),
+                $crate::limits::kernels::poly_scalar!("736"),
+                $crate::limits::kernels::poly_scalar!("752"),
             ],
             ""
         )
-    };
-}
-
-/// One slot: a scalar Poly1305 block at `{p} + $off`, or nothing.
-macro_rules! slot_avx2 {
-    (true, $off:literal) => {
-        $crate::limits::kernels::poly_scalar!($off)
-    };
-    (false, $off:literal) => {
-        ""
     };
 }
 
@@ -845,7 +835,7 @@ pub(crate) use {
     double_round_avx2, ghash_kara_ymm, limits_arx, limits_arx_avx2, limits_chacha20_ymm,
     limits_chacha20_zmm, limits_chacha20poly1305_ymm, limits_chacha20poly1305_zmm, limits_class,
     limits_clock, limits_ctr_ymm, limits_ctr_zmm, limits_gcm_ymm, limits_gcm_zmm,
-    limits_poly1305_ifma, limits_xts_zmm, poly_ifma, poly_scalar, quarter, quarter_avx2, slot_avx2,
+    limits_poly1305_ifma, limits_xts_zmm, poly_ifma, poly_scalar, quarter, quarter_avx2,
     transpose_pair_avx2,
 };
 

@@ -176,7 +176,7 @@ macro_rules! rotates {
             $wrap(unsafe { $rol::<7>(self.0) })
         }
     };
-    ($evex:expr, $wrap:expr, $rol:ident, $shuffle:ident, $table:ident, $slli:ident, $srli:ident,
+    ($evex:expr, $wrap:expr, $rol:ident, $rot16b:ident, $rot8b:ident, $slli:ident, $srli:ident,
      $or:ident) => {
         #[inline(always)]
         unsafe fn rotl16(self) -> Self {
@@ -185,7 +185,7 @@ macro_rules! rotates {
                 if $evex {
                     $rol::<16>(self.0)
                 } else {
-                    $shuffle(self.0, $table(&ROT16))
+                    $rot16b(self.0)
                 }
             })
         }
@@ -209,7 +209,7 @@ macro_rules! rotates {
                 if $evex {
                     $rol::<8>(self.0)
                 } else {
-                    $shuffle(self.0, $table(&ROT8))
+                    $rot8b(self.0)
                 }
             })
         }
@@ -268,12 +268,62 @@ unsafe fn table128(t: &ShuffleTable) -> __m128i {
     unsafe { core::ptr::read_volatile(t.0.as_ptr().cast::<__m128i>()) }
 }
 
-/// The shuffle control for a ymm (AVX2), read as [`table128`] says why.
+/// Every 32-bit word of `x` rotated left by 16 bits with `pshufb` ([`table128`]).
 #[inline(always)]
-unsafe fn table256(t: &ShuffleTable) -> __m256i {
-    // SAFETY: `t` is 32 readable bytes aligned to 32 (`ShuffleTable`).
-    unsafe { core::ptr::read_volatile(t.0.as_ptr().cast::<__m256i>()) }
+unsafe fn rotl16_bytes_xmm(x: __m128i) -> __m128i {
+    // SAFETY: SSSE3 or AVX is enabled where this is inlined (the xmm types' contract).
+    unsafe { _mm_shuffle_epi8(x, table128(&ROT16)) }
 }
+
+/// Every 32-bit word of `x` rotated left by 8 bits with `pshufb` ([`table128`]).
+#[inline(always)]
+unsafe fn rotl8_bytes_xmm(x: __m128i) -> __m128i {
+    // SAFETY: as above.
+    unsafe { _mm_shuffle_epi8(x, table128(&ROT8)) }
+}
+
+/// `vpshufb` of a ymm by a control table read from the table's own address, RIP-relative:
+/// a byte rotate of every 32-bit word ([`rotl16_bytes_ymm`], [`rotl8_bytes_ymm`]).
+/// Assembly for the same reason [`table128`] reads volatile (LLVM must not see the
+/// constant and rewrite the rotate), and because the volatile read of a `static` kept a
+/// general register on the table's address (loaded from the GOT) for as long as the rounds
+/// ran: two of them in the ymm fused ChaCha20-Poly1305 loop, whose scalar Poly1305 step
+/// then kept `r`, its block pointer and top limb on the stack. Zen 3, `cargo xtask limits
+/// --fastest`: `chacha20-avx2` 0.95-0.96 -> 1.00 of its bound, the fused seal 0.76-0.77 ->
+/// 0.77-0.78.
+macro_rules! byte_rotate_ymm {
+    ($(#[$doc:meta])* $name:ident, $table:ident) => {
+        $(#[$doc])*
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $name(x: __m256i) -> __m256i {
+            let out;
+            // SAFETY: reads the 32 bytes of the table (a static, aligned to 32) and nothing
+            // else; AVX2 is enabled (this function's features, which its callers have).
+            unsafe {
+                core::arch::asm!(
+                    "vpshufb {o}, {x}, ymmword ptr [rip + {t}]",
+                    o = lateout(ymm_reg) out,
+                    x = in(ymm_reg) x,
+                    t = sym $table,
+                    options(pure, readonly, nostack, preserves_flags)
+                )
+            };
+            out
+        }
+    };
+}
+
+byte_rotate_ymm!(
+    /// Every 32-bit word of `x` rotated left by 16 bits ([`byte_rotate_ymm`]).
+    rotl16_bytes_ymm,
+    ROT16
+);
+byte_rotate_ymm!(
+    /// Every 32-bit word of `x` rotated left by 8 bits ([`byte_rotate_ymm`]).
+    rotl8_bytes_ymm,
+    ROT8
+);
 
 impl<E: YmmEncoding> Word32Vec for Xmm<E> {
     type Narrow = Self;
@@ -353,8 +403,8 @@ impl<E: YmmEncoding> Word32Vec for Xmm<E> {
         E::EVEX,
         Self::new,
         _mm_rol_epi32,
-        _mm_shuffle_epi8,
-        table128,
+        rotl16_bytes_xmm,
+        rotl8_bytes_xmm,
         _mm_slli_epi32,
         _mm_srli_epi32,
         _mm_or_si128
@@ -461,8 +511,8 @@ impl<E: YmmEncoding> Word32Vec for Ymm<E> {
         E::EVEX,
         Ymm::new,
         _mm256_rol_epi32,
-        _mm256_shuffle_epi8,
-        table256,
+        rotl16_bytes_ymm,
+        rotl8_bytes_ymm,
         _mm256_slli_epi32,
         _mm256_srli_epi32,
         _mm256_or_si256
