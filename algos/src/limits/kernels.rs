@@ -536,11 +536,28 @@ macro_rules! double_round_avx2 {
     };
 }
 
+/// The last pair's share of the ymm transpose ([`transpose_pair_avx2`]): word 14 in
+/// `ymm14` and word 15 in its slot at `{p} + 1696`, read as a memory operand by the two
+/// instructions that take it; `ymm15` and `ymm13` (whose pair is done) are the
+/// temporaries (only the mix counts, not the values).
+macro_rules! transpose_last_pair_avx2 {
+    () => {
+        concat!(
+            "vpunpckldq ymm15, ymm14, ymmword ptr [{p} + 1696]\n",
+            "vpunpckhdq ymm13, ymm14, ymmword ptr [{p} + 1696]\n",
+            "vpunpcklqdq ymm14, ymm15, ymm13\n",
+            "vpunpckhqdq ymm13, ymm15, ymm13\n",
+            "vperm2i128 ymm15, ymm14, ymm13, 0x20\n",
+            "vperm2i128 ymm13, ymm14, ymm13, 0x31\n",
+        )
+    };
+}
+
 /// The vertical ChaCha20 batch on ymm without AVX-512 (8 blocks, 512 bytes): sixteen
 /// state vectors and a temporary need seventeen of the sixteen registers, so one state
 /// vector lives in memory at a time, as in every AVX2 ChaCha20 (word 15 in the column
-/// round's first three quarter rounds, word 14 from then to the diagonal round's
-/// second): two stores and two loads a double round. The state broadcast from
+/// round's first three quarter rounds and the diagonal round's last three, word 14 in
+/// between): two stores and two loads a double round. The state broadcast from
 /// `{p} + 1600`, the counters, 10 double rounds, the feed-forward (splatted state at
 /// `{p} + 1024`), the transpose, XOR with the input at `{p}`, stores at `{p} + 512`.
 macro_rules! limits_chacha20_ymm {
@@ -576,7 +593,7 @@ macro_rules! limits_chacha20_ymm {
             $crate::limits::kernels::transpose_pair_avx2!(8, 9),
             $crate::limits::kernels::transpose_pair_avx2!(10, 11),
             $crate::limits::kernels::transpose_pair_avx2!(12, 13),
-            $crate::limits::kernels::transpose_pair_avx2!(14, 15),
+            $crate::limits::kernels::transpose_last_pair_avx2!(),
             "vmovdqu ymm15, ymmword ptr [{p} + 1696]\n",
             ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n",
             "vpxor ymm\\r, ymm\\r, ymmword ptr [{p} + 32*\\r]\n",
@@ -836,7 +853,7 @@ pub(crate) use {
     limits_chacha20_zmm, limits_chacha20poly1305_ymm, limits_chacha20poly1305_zmm, limits_class,
     limits_clock, limits_ctr_ymm, limits_ctr_zmm, limits_gcm_ymm, limits_gcm_zmm,
     limits_poly1305_ifma, limits_xts_zmm, poly_ifma, poly_scalar, quarter, quarter_avx2,
-    transpose_pair_avx2,
+    transpose_last_pair_avx2, transpose_pair_avx2,
 };
 
 /// The bodies as text, for counting (the same macros `x86::limits` assembles).

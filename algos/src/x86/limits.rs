@@ -13,15 +13,16 @@ use crate::limits::kernels::{
 use crate::limits::Loop;
 
 /// A counted loop over `$body` in a function compiled with `$features`, clobbering the
-/// vector registers listed (`zmm_loop!`: all 32 zmm; `ymm_loop!`: ymm0 to ymm15, for
-/// bodies that run without AVX-512).
+/// registers listed (`zmm_loop!`: all 32 zmm; `ymm_loop!`: ymm0 to ymm15, for bodies that
+/// run without AVX-512; the ymm ChaCha20-Poly1305 loop also the general registers of its
+/// scalar step) and the flags.
 macro_rules! timed_loop {
     ($name:ident, $features:literal, $body:expr, [$($reg:tt),*]) => {
         #[target_feature(enable = $features)]
         unsafe fn $name(iterations: u64, scratch: *mut u8) {
             // SAFETY: the caller checked the features; the body reads and writes only the
-            // 2 KiB at `scratch` (the caller's, 64-byte aligned) and the vector registers
-            // declared clobbered; the counter is at least 1.
+            // 2 KiB at `scratch` (the caller's, 64-byte aligned) and the registers declared
+            // clobbered (and the flags, not declared preserved); the counter is at least 1.
             unsafe {
                 asm!(
                     // Every body may use `{p}`; this names it for those that do not.

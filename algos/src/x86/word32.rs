@@ -259,8 +259,9 @@ macro_rules! xor_rotates {
 /// it keeps the one `pshufb` per rotate instead of "improving" the 16-bit rotate into a
 /// `pshuflw` + `pshufhw` pair and folding the 8-bit one across the preceding XOR (both
 /// cost an extra shuffle uop on the busiest port; measured on a Sapphire-Rapids-class
-/// machine: the ssse3 and avx2 drivers about 10% faster this way). The load itself goes
-/// to a load port, which the rounds leave idle.
+/// machine: the ssse3 and avx2 drivers about 10% faster this way; the avx2 ones now read
+/// theirs RIP-relative, [`byte_rotate_ymm`]). The load itself goes to a load port, which
+/// the rounds leave idle.
 #[inline(always)]
 unsafe fn table128(t: &ShuffleTable) -> __m128i {
     // SAFETY: `t` is 32 readable bytes aligned to 32 (`ShuffleTable`), of which the first
@@ -288,7 +289,8 @@ unsafe fn rotl8_bytes_xmm(x: __m128i) -> __m128i {
 /// constant and rewrite the rotate), and because the volatile read of a `static` kept a
 /// general register on the table's address (loaded from the GOT) for as long as the rounds
 /// ran: two of them in the ymm fused ChaCha20-Poly1305 loop, whose scalar Poly1305 step
-/// then kept `r`, its block pointer and top limb on the stack. Zen 3, `cargo xtask limits
+/// keeps `r`, its block pointer and top limb on the stack (it still does, with one
+/// register more free). Zen 3, `cargo xtask limits
 /// --fastest`: `chacha20-avx2` 0.95-0.96 -> 1.00 of its bound, the fused seal 0.76-0.77 ->
 /// 0.77-0.78.
 macro_rules! byte_rotate_ymm {

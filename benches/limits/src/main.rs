@@ -1,12 +1,16 @@
-//! `cargo xtask limits [--rounds N] [--slice-ms M]`: the gauge of the limit.
+//! `cargo xtask limits [--rounds N] [--slice-ms M] [--fastest] [--ymm]`: the gauge of the
+//! limit.
 //!
 //! Times, interleaved in one process, the clock under vector load, the throughput of each
 //! instruction class the families are bound by, each family's minimal kernel
 //! (`cryptoreg_algos::limits`, where the derivation is) and each family's best driver on
 //! 8 KiB at a cache-line start; prints for each driver its MB/s, cycles per byte, the
 //! kernel's bound and the ratio (a ratio above 1.00 is flagged: the measurement is wrong).
-//! Every figure is the median over the rounds; within a round every item runs one slice,
-//! in turn. On arm64 it says it has nothing to measure.
+//! Every figure is the median over the rounds (with `--fastest`, each item's fastest
+//! slice); within a round every item runs one slice, in turn. Without AVX-512, or with
+//! `--ymm`, the ymm drivers against the VEX ymm kernels and the clock under ymm load (the
+//! zmm class loops still run where the CPU has them). On arm64 it says it has nothing to
+//! measure.
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -287,7 +291,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 o.fastest = true;
                 continue;
             }
-            _ => {}
+            "--rounds" | "--slice-ms" => {}
+            _ => return Err(USAGE.to_string()),
         }
         let v: u64 = it
             .next()
@@ -523,7 +528,9 @@ mod tests {
         assert!(parse(&args(&["--rounds"])).is_err());
         assert!(parse(&args(&["--rounds", "0"])).is_err());
         assert!(parse(&args(&["--slice-ms", "x"])).is_err());
-        assert!(parse(&args(&["--zmm", "1"])).is_err());
+        assert_eq!(parse(&args(&["--zmm", "1"])), Err(USAGE.to_string()));
+        // A mistyped flag names the usage, not a missing number.
+        assert_eq!(parse(&args(&["--fast"])), Err(USAGE.to_string()));
     }
 
     #[test]
