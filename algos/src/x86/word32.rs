@@ -289,8 +289,8 @@ unsafe fn rotl8_bytes_xmm(x: __m128i) -> __m128i {
 /// constant and rewrite the rotate), and because the volatile read of a `static` kept a
 /// general register on the table's address (loaded from the GOT) for as long as the rounds
 /// ran: two of them in the ymm fused ChaCha20-Poly1305 loop, whose scalar Poly1305 step
-/// keeps `r`, its block pointer and top limb on the stack (it still does, with one
-/// register more free). Zen 3, `cargo xtask limits
+/// then kept `r`, its block pointer and top limb on the stack (no longer: the step is
+/// assembly now, `poly1305::simd::step`). Zen 3, `cargo xtask limits
 /// --fastest`: `chacha20-avx2` 0.95-0.96 -> 1.00 of its bound, the fused seal 0.76-0.77 ->
 /// 0.77-0.78.
 macro_rules! byte_rotate_ymm {

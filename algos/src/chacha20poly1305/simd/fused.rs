@@ -46,6 +46,7 @@ use crate::chacha20::simd::core::{
 };
 use crate::poly1305::simd::lanes::PolyLanes;
 use crate::poly1305::simd::scalar::{mul26, Acc, Fe26, R64};
+use crate::poly1305::simd::step;
 use crate::x86::vector::SimdVec;
 use crate::x86::word32::Word32Vec;
 
@@ -76,7 +77,7 @@ pub(crate) unsafe fn absorb_padded<P: PolyLanes>(
             if whole >= MIN_VECTOR_BLOCKS {
                 let groups = whole / P::BLOCKS;
                 let mut lanes = P::start(acc, r, pow, p);
-                lanes.absorb(p.add(16 * P::BLOCKS), groups - 1);
+                lanes.absorb(r, p.add(16 * P::BLOCKS), groups - 1);
                 *acc = lanes.fold(pow);
                 done = groups * P::BLOCKS;
             }
@@ -357,7 +358,7 @@ impl<'a, P: PolyLanes> Stitch<'a, P> {
     unsafe fn drain(&mut self) {
         if let (Some(l), true) = (self.lanes.as_mut(), self.queued > 0) {
             // SAFETY: forwarded from this function's contract.
-            unsafe { l.absorb(self.at, self.queued) };
+            unsafe { l.absorb(&self.r, self.at, self.queued) };
             self.queued = 0;
         }
     }
@@ -383,7 +384,9 @@ fn stage_after<P: PolyLanes>(q: usize) -> Option<usize> {
 impl<P: PolyLanes> Interleave for Stitch<'_, P> {
     #[inline(always)]
     unsafe fn after_quarter(&mut self, q: usize) {
-        if q == 7 {
+        // A backend without powers never needs one stepped (`Powers::none` has them
+        // all): the test is left out at compile time, not made at run time.
+        if P::POWERS && q == 7 {
             self.pow.step();
         }
         let Some(k) = stage_after::<P>(q) else {
@@ -396,7 +399,7 @@ impl<P: PolyLanes> Interleave for Stitch<'_, P> {
             // SAFETY: the queue names whole groups of readable ciphertext (`queue`), read
             // before the batch stores anything (`Interleave`); the stages of a group run
             // in order (`q` counts up within each double round).
-            unsafe { l.absorb_stage(self.at, k, &mut self.part) };
+            unsafe { l.absorb_stage(&self.r, self.at, k, &mut self.part) };
             if k == P::STAGES - 1 {
                 // SAFETY: at most one past the end of the queued groups.
                 self.at = unsafe { self.at.add(GROUP_BYTES * P::BLOCKS) };
@@ -445,6 +448,7 @@ impl<P: PolyLanes> Stitch<'_, P> {
                 let mut steady = Steady {
                     lanes,
                     pow: &mut self.pow,
+                    r: &self.r,
                     at: self.at,
                     groups: self.queued,
                     // SAFETY: features per the caller.
@@ -478,6 +482,9 @@ impl<P: PolyLanes> Stitch<'_, P> {
 struct Steady<'s, 'a, P: PolyLanes> {
     lanes: P,
     pow: &'s mut Powers<'a>,
+    /// `r`, the [`Stitch`]'s (borrowed, not beside the lanes:
+    /// [`ScalarLanes`](crate::poly1305::simd::lanes::ScalarLanes) says why).
+    r: &'s R64,
     /// The next queued group (one past the last once all are absorbed).
     at: *const u8,
     /// Queued groups: as many double rounds run the stages.
@@ -488,7 +495,9 @@ struct Steady<'s, 'a, P: PolyLanes> {
 impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
     #[inline(always)]
     unsafe fn after_quarter(&mut self, q: usize) {
-        if q == 7 {
+        // A backend without powers never needs one stepped (`Powers::none` has them
+        // all): the test is left out at compile time, not made at run time.
+        if P::POWERS && q == 7 {
             self.pow.step();
         }
         let Some(k) = stage_after::<P>(q) else {
@@ -499,7 +508,7 @@ impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
         // (`at` ends one past the last), which are readable and unchanged until the
         // batch's stores (`Stitch::batch`); the stages of a group run in order.
         unsafe {
-            self.lanes.absorb_stage(self.at, k, &mut self.part);
+            self.lanes.absorb_stage(self.r, self.at, k, &mut self.part);
             if k == P::STAGES - 1 {
                 self.at = self.at.add(GROUP_BYTES * P::BLOCKS);
             }
@@ -541,9 +550,11 @@ const SPLIT_ROUNDS: usize = (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_
 /// a seal does not split); three IFMA groups with 40 scalar blocks measured +3%, and eight
 /// scalar blocks per double round in four double rounds 14% slower than the old loop (one
 /// scalar block's dependency chain is long enough that four per double round is what the
-/// rounds hide). The finished form
-/// has been checked (unit tests, `cargo xtask emu` on the IFMA models) but not yet timed
-/// on an AVX-512 host. Only a full batch of ciphertext queued before a full batch splits:
+/// rounds hide). The finished form is checked by the unit tests and `cargo xtask emu` on
+/// the IFMA models; timed on Zen 4 against a build without it, it reads mixed (the gauge
+/// 3% slower at 8 KiB, `cryptoctl speed` 2-4% faster at 4 and 8 KiB, 1-3% slower at 16
+/// and 64 KiB: the README's figures), so it stays until a quiet run at every size decides.
+/// Only a full batch of ciphertext queued before a full batch splits:
 /// a seal from 3008 bytes (3072 through the streaming entries), an open (through the `dec`
 /// entries past the whole-open range) from 2048; the tails and shorter texts run as before.
 struct Split<'s, 'a, P: PolyLanes> {
@@ -589,17 +600,19 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
         unsafe {
             if q % 2 == 1 {
                 let b = SPLIT_VECTOR_BLOCKS + SPLIT_SCALAR_PER_ROUND * d + q / 2;
-                let m = core::slice::from_raw_parts(self.at.add(GROUP_BYTES * b), GROUP_BYTES);
+                let m = self.at.add(GROUP_BYTES * b);
                 if b == SPLIT_BLOCKS - 1 {
                     // The last: added, not multiplied (lane 7 multiplies it later).
-                    self.sum.add_block(m);
+                    self.sum
+                        .add_block(core::slice::from_raw_parts(m, GROUP_BYTES));
                 } else {
-                    self.sum.blocks(self.r, m, 1);
+                    step::block(&mut self.sum, self.r, m);
                 }
             }
             if d < SPLIT_VECTOR_BLOCKS / P::BLOCKS {
                 if let Some(k) = stage_after::<P>(q) {
-                    self.lanes.absorb_stage(self.vec_at, k, &mut self.part);
+                    self.lanes
+                        .absorb_stage(self.r, self.vec_at, k, &mut self.part);
                     if k == P::STAGES - 1 {
                         self.vec_at = self.vec_at.add(GROUP_BYTES * P::BLOCKS);
                     }
@@ -780,7 +793,7 @@ unsafe fn batches<V: Word32Vec, P: PolyLanes, const ENCRYPT: bool>(
         let queued = if ENCRYPT { 0 } else { done };
         match st.lanes.take() {
             Some(mut l) => {
-                l.absorb(ct.add(queued), (done - queued) / group);
+                l.absorb(r, ct.add(queued), (done - queued) / group);
                 *acc = l.fold(st.pow.all());
                 absorb_padded::<P>(acc, r, None, ct.add(done), rest - done);
             }

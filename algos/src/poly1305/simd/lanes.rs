@@ -17,6 +17,7 @@
 
 use super::ifma::{Lanes44, Part44, STAGES44};
 use super::scalar::{fe26_to_fe44, mul26, Acc, Fe26, Fe44, R64};
+use super::step;
 use super::vec26::{Lanes26, PolyVec};
 use crate::x86::vector::{SimdVec, Zmm};
 
@@ -41,11 +42,13 @@ pub(crate) trait PolyLanes: Sized {
     /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features.
     unsafe fn start(acc: &Acc, r: &R64, pow: &[Fe26; 8], p: *const u8) -> Self;
 
-    /// Absorbs `groups` more groups of blocks at `p`.
+    /// Absorbs `groups` more groups of blocks at `p`. `r` is the key's, for the backend
+    /// that multiplies by it ([`ScalarLanes`]): the caller keeps it outside the lanes (see
+    /// there why).
     ///
     /// # Safety
     /// `p` is readable for `16 * groups * BLOCKS` bytes; the CPU has the features.
-    unsafe fn absorb(&mut self, p: *const u8, groups: usize);
+    unsafe fn absorb(&mut self, r: &R64, p: *const u8, groups: usize);
 
     /// Ends the pass: lane `j` times `r^(n-j)`, the lanes summed, as a running sum.
     ///
@@ -66,12 +69,13 @@ pub(crate) trait PolyLanes: Sized {
     unsafe fn new_part() -> Self::Part;
 
     /// Stage `k` (below [`STAGES`](Self::STAGES), a constant after inlining) of absorbing
-    /// the group at `p`; the last stage completes it.
+    /// the group at `p`; the last stage completes it. `r` as for
+    /// [`absorb`](Self::absorb).
     ///
     /// # Safety
     /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features; the
     /// stages of one group run in order, with the same `p` and `part`.
-    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, part: &mut Self::Part);
+    unsafe fn absorb_stage(&mut self, r: &R64, p: *const u8, k: usize, part: &mut Self::Part);
 
     /// Whether the fused core may split a full zmm batch's 64 blocks between the lanes and
     /// the scalar step ([`merge_split`](Self::merge_split)): the IFMA backend only.
@@ -102,7 +106,7 @@ impl<V: PolyVec> PolyLanes for Lanes26<V> {
     unsafe fn new_part() {}
 
     #[inline(always)]
-    unsafe fn absorb_stage(&mut self, p: *const u8, _k: usize, _part: &mut ()) {
+    unsafe fn absorb_stage(&mut self, _r: &R64, p: *const u8, _k: usize, _part: &mut ()) {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes26::absorb(self, p, 1) }
     }
@@ -114,7 +118,7 @@ impl<V: PolyVec> PolyLanes for Lanes26<V> {
     }
 
     #[inline(always)]
-    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
+    unsafe fn absorb(&mut self, _r: &R64, p: *const u8, groups: usize) {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes26::absorb(self, p, groups) }
     }
@@ -139,7 +143,7 @@ impl PolyLanes for Lanes44 {
     }
 
     #[inline(always)]
-    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, part: &mut Part44) {
+    unsafe fn absorb_stage(&mut self, _r: &R64, p: *const u8, k: usize, part: &mut Part44) {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes44::absorb_stage(self, p, k, part) }
     }
@@ -154,7 +158,7 @@ impl PolyLanes for Lanes44 {
     }
 
     #[inline(always)]
-    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
+    unsafe fn absorb(&mut self, _r: &R64, p: *const u8, groups: usize) {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes44::absorb(self, p, groups) }
     }
@@ -186,8 +190,8 @@ impl PolyLanes for Lanes44 {
     }
 }
 
-/// Poly1305 in general registers as a [`PolyLanes`] backend: the scalar step
-/// ([`Acc::blocks`], 64-bit limbs, `mul` / `adc`), one block per stage, so that the fused
+/// Poly1305 in general registers as a [`PolyLanes`] backend: the scalar step (64-bit
+/// limbs, `mul` / `adc`, in assembly: [`step`]), one block per stage, so that the fused
 /// core hangs one block after every other quarter round of a double round.
 /// There its multiply chain runs on the integer ports while the vector ports run the
 /// ChaCha20 rounds, and none of the vector work of the lanes (message splitting, the
@@ -196,9 +200,14 @@ impl PolyLanes for Lanes44 {
 /// (32 Poly1305 blocks over 10 double rounds) leaves the scalar chain about as long as the
 /// rounds; a zmm batch (64 blocks) would wait for it. `V` is the vector type a text's tail
 /// is loaded through.
+///
+/// It holds the sum only; `r` comes from the caller at each step, from memory that is not
+/// the lanes'. The step hands the assembly a pointer to `r`, and LLVM then treats the
+/// whole object that holds it as possibly read there: with `r` beside the sum, the sum
+/// was stored after every block and its top limb reloaded at every double round (on the
+/// dependency chain that binds the loop).
 pub(crate) struct ScalarLanes<V> {
     acc: Acc,
-    r: R64,
     _tail: core::marker::PhantomData<V>,
 }
 
@@ -218,26 +227,26 @@ impl<V: SimdVec> PolyLanes for ScalarLanes<V> {
     unsafe fn start(acc: &Acc, r: &R64, _pow: &[Fe26; 8], p: *const u8) -> Self {
         let mut lanes = ScalarLanes {
             acc: *acc,
-            r: *r,
             _tail: core::marker::PhantomData,
         };
         // SAFETY: forwarded from this function's contract.
-        unsafe { lanes.absorb(p, 1) };
+        unsafe { lanes.absorb(r, p, 1) };
         lanes
     }
 
     #[inline(always)]
-    unsafe fn absorb(&mut self, p: *const u8, groups: usize) {
-        // SAFETY: `p` is readable for `groups` groups (this function's contract).
-        let blocks = unsafe { core::slice::from_raw_parts(p, 16 * Self::BLOCKS * groups) };
-        self.acc.blocks(&self.r, blocks, 1);
+    unsafe fn absorb(&mut self, r: &R64, p: *const u8, groups: usize) {
+        for k in 0..Self::BLOCKS * groups {
+            // SAFETY: block `k` of the `groups` groups readable at `p` (this function's
+            // contract).
+            unsafe { step::block(&mut self.acc, r, p.add(16 * k)) };
+        }
     }
 
     #[inline(always)]
-    unsafe fn absorb_stage(&mut self, p: *const u8, k: usize, _part: &mut ()) {
+    unsafe fn absorb_stage(&mut self, r: &R64, p: *const u8, k: usize, _part: &mut ()) {
         // SAFETY: block `k < BLOCKS` of the group at `p` (this function's contract).
-        let block = unsafe { core::slice::from_raw_parts(p.add(16 * k), 16) };
-        self.acc.blocks(&self.r, block, 1);
+        unsafe { step::block(&mut self.acc, r, p.add(16 * k)) };
     }
 
     #[inline(always)]

@@ -8,8 +8,10 @@
 //! | `poly1305-avx512` | 500 (`uses_zmm`) | zmm, 8 blocks at once, radix 2^26 |
 //! | `poly1305-avx512ifma` | 550 (`uses_zmm`) | zmm, 8 blocks at once, radix 2^44 (`vpmadd52luq/huq`) |
 //!
-//! Layout: `scalar` is the portable arithmetic every driver keeps (the accumulator in
-//! radix 2^64, the one-block step, the final reduction, the powers of `r`); `vec26` the
+//! Layout: `scalar` is the arithmetic every driver keeps in general registers (the
+//! accumulator in radix 2^64, the one-block step in Rust, the final reduction, the powers
+//! of `r`); `step` the same one-block step as one inline-assembly block, which every run
+//! of full blocks takes (checked against the Rust one); `vec26` the
 //! radix-2^26 core written once over the vector layer (`PolyVec` on `Ymm<Vex>` and `Zmm`);
 //! `ifma` the radix-2^44 core; `lanes` the trait over both that the fused
 //! ChaCha20-Poly1305 core feeds group by group; `entry` the `#[target_feature]` instantiations; `hash` the
@@ -32,6 +34,7 @@ pub(crate) mod hash;
 pub(crate) mod ifma;
 pub(crate) mod lanes;
 pub(crate) mod scalar;
+pub(crate) mod step;
 pub(crate) mod vec26;
 
 #[cfg(test)]
