@@ -46,7 +46,6 @@ use crate::chacha20::simd::core::{
 };
 use crate::poly1305::simd::lanes::PolyLanes;
 use crate::poly1305::simd::scalar::{mul26, Acc, Fe26, R64};
-use crate::poly1305::simd::step;
 use crate::x86::vector::SimdVec;
 use crate::x86::word32::Word32Vec;
 
@@ -600,13 +599,12 @@ impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
         unsafe {
             if q % 2 == 1 {
                 let b = SPLIT_VECTOR_BLOCKS + SPLIT_SCALAR_PER_ROUND * d + q / 2;
-                let m = self.at.add(GROUP_BYTES * b);
+                let m = core::slice::from_raw_parts(self.at.add(GROUP_BYTES * b), GROUP_BYTES);
                 if b == SPLIT_BLOCKS - 1 {
                     // The last: added, not multiplied (lane 7 multiplies it later).
-                    self.sum
-                        .add_block(core::slice::from_raw_parts(m, GROUP_BYTES));
+                    self.sum.add_block(m);
                 } else {
-                    step::block(&mut self.sum, self.r, m);
+                    self.sum.blocks(self.r, m, 1);
                 }
             }
             if d < SPLIT_VECTOR_BLOCKS / P::BLOCKS {

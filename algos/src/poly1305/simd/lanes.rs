@@ -17,7 +17,6 @@
 
 use super::ifma::{Lanes44, Part44, STAGES44};
 use super::scalar::{fe26_to_fe44, mul26, Acc, Fe26, Fe44, R64};
-use super::step;
 use super::vec26::{Lanes26, PolyVec};
 use crate::x86::vector::{SimdVec, Zmm};
 
@@ -191,7 +190,7 @@ impl PolyLanes for Lanes44 {
 }
 
 /// Poly1305 in general registers as a [`PolyLanes`] backend: the scalar step (64-bit
-/// limbs, `mul` / `adc`, in assembly: [`step`]), one block per stage, so that the fused
+/// limbs, `mul` / `adc`, in assembly: [`Acc::blocks`]), one block per stage, so that the fused
 /// core hangs one block after every other quarter round of a double round.
 /// There its multiply chain runs on the integer ports while the vector ports run the
 /// ChaCha20 rounds, and none of the vector work of the lanes (message splitting, the
@@ -236,17 +235,16 @@ impl<V: SimdVec> PolyLanes for ScalarLanes<V> {
 
     #[inline(always)]
     unsafe fn absorb(&mut self, r: &R64, p: *const u8, groups: usize) {
-        for k in 0..Self::BLOCKS * groups {
-            // SAFETY: block `k` of the `groups` groups readable at `p` (this function's
-            // contract).
-            unsafe { step::block(&mut self.acc, r, p.add(16 * k)) };
-        }
+        // SAFETY: `p` is readable for `groups` groups (this function's contract).
+        let blocks = unsafe { core::slice::from_raw_parts(p, 16 * Self::BLOCKS * groups) };
+        self.acc.blocks(r, blocks, 1);
     }
 
     #[inline(always)]
     unsafe fn absorb_stage(&mut self, r: &R64, p: *const u8, k: usize, _part: &mut ()) {
         // SAFETY: block `k < BLOCKS` of the group at `p` (this function's contract).
-        unsafe { step::block(&mut self.acc, r, p.add(16 * k)) };
+        let block = unsafe { core::slice::from_raw_parts(p.add(16 * k), 16) };
+        self.acc.blocks(r, block, 1);
     }
 
     #[inline(always)]
