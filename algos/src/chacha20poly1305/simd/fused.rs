@@ -15,8 +15,7 @@
 //! it); decryption absorbs a batch's ciphertext during that same batch, whose stores all
 //! come after its rounds, and its tail's during the tail. A full batch with a pass
 //! running absorbs its groups through [`Steady`], which tests nothing per quarter round
-//! and keeps its values in registers (on IFMA, one with a whole batch of groups queued
-//! through [`Split`], which gives half of them to the scalar step). The powers of `r` are
+//! and keeps its values in registers. The powers of `r` are
 //! stitched too: an encryption that was not handed them computes them one multiply per
 //! double round of its first batch (the one-shot calls hand them over only for a long
 //! AAD), off the request's critical path.
@@ -255,12 +254,10 @@ impl<'a> Powers<'a> {
 /// a pass runs and anything is left, and steps one missing power per double round. It
 /// serves the kernels of a text's tail and a full batch with no pass running yet (an
 /// encryption's first, which only steps the powers); a full batch with a pass running goes
-/// through [`Steady`], or on IFMA with a whole batch queued through [`Split`]
-/// ([`Stitch::batch`]).
+/// through [`Steady`] ([`Stitch::batch`]).
 struct Stitch<'a, P: PolyLanes> {
     pow: Powers<'a>,
-    /// `r`, for a backend that multiplies by it alone, the scalar step of a [`Split`] and
-    /// the AAD.
+    /// `r`, for a backend that multiplies by it alone and for the AAD.
     r: R64,
     lanes: Option<P>,
     /// Next queued group.
@@ -411,9 +408,10 @@ impl<P: PolyLanes> Interleave for Stitch<'_, P> {
 impl<P: PolyLanes> Stitch<'_, P> {
     /// One full vertical batch (`s`'s keystream from `src` into `dst`) absorbing what is
     /// queued: in the steady state (a pass running, at most one group per double round
-    /// queued) through [`Steady`], or through [`Split`] where the backend splits
-    /// ([`PolyLanes::SPLIT`]) and a whole batch of groups is queued; else with the queue's
-    /// own tests ([`Interleave`] above).
+    /// queued) through [`Steady`]; else with the queue's own tests ([`Interleave`] above).
+    /// (An IFMA form that gave half of a full batch's 64 queued blocks to the scalar step
+    /// measured 2-4% faster at 4 and 8 KiB on Zen 4 but 1-3% slower at 16 and 64 KiB there,
+    /// and 8-18% slower from 8 KiB up on Sapphire Rapids: removed; see the README.)
     ///
     /// # Safety
     /// As [`batch_between`]'s, with the queued ciphertext readable and unchanged until the
@@ -421,28 +419,6 @@ impl<P: PolyLanes> Stitch<'_, P> {
     #[inline(always)]
     unsafe fn batch<V: Word32Vec>(&mut self, s: &[u32; 16], src: *const u8, dst: *mut u8) {
         match self.lanes.take() {
-            Some(lanes) if P::SPLIT && self.queued * P::BLOCKS == SPLIT_BLOCKS => {
-                let mut split = Split {
-                    lanes,
-                    pow: &mut self.pow,
-                    at: self.at,
-                    vec_at: self.at,
-                    double_round: 0,
-                    sum: Acc::default(),
-                    r: &self.r,
-                    // SAFETY: features per the caller.
-                    part: unsafe { P::new_part() },
-                };
-                // SAFETY: forwarded from this function's contract.
-                unsafe { batch_between::<V>(s, src, dst, &mut split) };
-                // SAFETY: the split absorbed its 64 blocks (`Split`); features per the
-                // caller.
-                unsafe { split.lanes.merge_split(&split.pow.with(7)[7], &split.sum) };
-                zeroize::Zeroize::zeroize(&mut split.sum);
-                self.lanes = Some(split.lanes);
-                // SAFETY: one past the 64 queued blocks.
-                (self.at, self.queued) = (unsafe { self.at.add(GROUP_BYTES * SPLIT_BLOCKS) }, 0);
-            }
             Some(lanes) if self.queued <= DOUBLE_ROUNDS => {
                 let mut steady = Steady {
                     lanes,
@@ -517,116 +493,6 @@ impl<P: PolyLanes> Interleave for Steady<'_, '_, P> {
     #[inline(always)]
     fn busy(&self) -> usize {
         self.groups
-    }
-}
-
-/// The blocks of a split batch: one full zmm batch's worth (8 groups of 8).
-const SPLIT_BLOCKS: usize = 64;
-
-/// The blocks of a split batch the vector lanes take (the first ones); the scalar step
-/// takes the rest, [`SPLIT_SCALAR_PER_ROUND`] per double round.
-const SPLIT_VECTOR_BLOCKS: usize = 32;
-
-/// Scalar blocks per double round of a split batch: one after every other quarter round.
-const SPLIT_SCALAR_PER_ROUND: usize = 4;
-
-/// The double rounds a split batch keeps busy: as many as its scalar step needs.
-const SPLIT_ROUNDS: usize = (SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS) / SPLIT_SCALAR_PER_ROUND;
-
-/// A full zmm batch's 64 queued blocks absorbed by two engines at once, as an
-/// [`Interleave`] (the IFMA backend, [`PolyLanes::SPLIT`]): the vector lanes take the first
-/// 32 (four groups, in the first four double rounds, their stages spread as [`Steady`]
-/// spreads them), the scalar step in general registers the other 32, one block after
-/// every other quarter round of the first eight double rounds, into `sum`; afterwards
-/// [`PolyLanes::merge_split`] moves the lanes 32 blocks on and adds `sum` to lane 7.
-///
-/// Why: on Zen 4 the fused loop is bound by its vector pipes, where the IFMA
-/// multiply-adds share two pipes with the rotates, while the general-register multiplier
-/// sits idle (a probe that added 32 scalar blocks per batch beside all eight IFMA groups
-/// lost only 3%). A timing prototype of this schedule (the same instructions, the sums not
-/// merged; Zen 4, `-avx512ifma` seal through the raw entry, against the loop without the
-/// split) measured +7% / +5.5% / +3-4% at 16384 / 8192 / 4096 bytes (level at 2048, where
-/// a seal does not split); three IFMA groups with 40 scalar blocks measured +3%, and eight
-/// scalar blocks per double round in four double rounds 14% slower than the old loop (one
-/// scalar block's dependency chain is long enough that four per double round is what the
-/// rounds hide). The finished form is checked by the unit tests and `cargo xtask emu` on
-/// the IFMA models; timed on Zen 4 against a build without it, it reads mixed (the gauge
-/// 3% slower at 8 KiB, `cryptoctl speed` 2-4% faster at 4 and 8 KiB, 1-3% slower at 16
-/// and 64 KiB: the README's figures), so it stays until a quiet run at every size decides.
-/// Only a full batch of ciphertext queued before a full batch splits:
-/// a seal from 3008 bytes (3072 through the streaming entries), an open (through the `dec`
-/// entries past the whole-open range) from 2048; the tails and shorter texts run as before.
-struct Split<'s, 'a, P: PolyLanes> {
-    lanes: P,
-    pow: &'s mut Powers<'a>,
-    /// The 64 queued blocks.
-    at: *const u8,
-    /// The next vector group.
-    vec_at: *const u8,
-    /// The double round running now (counted at quarter round 7).
-    double_round: usize,
-    /// The scalar step's sum over the second half so far.
-    sum: Acc,
-    /// `r`, the [`Stitch`]'s (borrowed: no second copy of key material to wipe).
-    r: &'s R64,
-    part: P::Part,
-}
-
-impl<P: PolyLanes> Interleave for Split<'_, '_, P> {
-    #[inline(always)]
-    unsafe fn after_quarter(&mut self, q: usize) {
-        const {
-            assert!(
-                SPLIT_VECTOR_BLOCKS.is_multiple_of(P::BLOCKS)
-                    && GROUP_BYTES * SPLIT_BLOCKS == MAX_CHUNK
-            );
-            assert!(SPLIT_ROUNDS <= DOUBLE_ROUNDS);
-            // The schedule below and `merge_split` hard-code these: one scalar block after
-            // quarter rounds 1, 3, 5 and 7 (`q % 2`, `q / 2`); the vector groups inside the
-            // busy double rounds; the lanes moved on by `r^32`.
-            assert!(SPLIT_SCALAR_PER_ROUND == 4);
-            assert!(SPLIT_VECTOR_BLOCKS / P::BLOCKS <= SPLIT_ROUNDS);
-            assert!(SPLIT_BLOCKS - SPLIT_VECTOR_BLOCKS == 32);
-        }
-        let d = self.double_round;
-        if q == 7 {
-            self.pow.step();
-        }
-        // SAFETY: this runs in the batch's first `busy()` double rounds only (every kernel
-        // honours it), before the batch stores anything; every read below stays in the 64
-        // queued blocks at `at` (readable and unchanged until then, `Stitch::batch`):
-        // scalar block `32 + 4d + q/2 < 64` for `d < 8`, and vector groups 0 to 3.
-        unsafe {
-            if q % 2 == 1 {
-                let b = SPLIT_VECTOR_BLOCKS + SPLIT_SCALAR_PER_ROUND * d + q / 2;
-                let m = core::slice::from_raw_parts(self.at.add(GROUP_BYTES * b), GROUP_BYTES);
-                if b == SPLIT_BLOCKS - 1 {
-                    // The last: added, not multiplied (lane 7 multiplies it later).
-                    self.sum.add_block(m);
-                } else {
-                    self.sum.blocks(self.r, m, 1);
-                }
-            }
-            if d < SPLIT_VECTOR_BLOCKS / P::BLOCKS {
-                if let Some(k) = stage_after::<P>(q) {
-                    self.lanes
-                        .absorb_stage(self.r, self.vec_at, k, &mut self.part);
-                    if k == P::STAGES - 1 {
-                        self.vec_at = self.vec_at.add(GROUP_BYTES * P::BLOCKS);
-                    }
-                }
-            }
-        }
-        if q == 7 {
-            self.double_round = d + 1;
-        }
-    }
-
-    /// As many double rounds as the scalar step needs (the vector groups run in the first
-    /// four of them).
-    #[inline(always)]
-    fn busy(&self) -> usize {
-        SPLIT_ROUNDS
     }
 }
 

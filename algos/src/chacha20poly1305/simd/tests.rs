@@ -211,8 +211,8 @@ fn lengths(rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
         447, 448, 449, 959, 960, 961, 1983, 1984, 1985, 1472, 1473,
         // The end of `-avx512ifma`'s run on the radix-2^26 entries (`RADIX26_TEXTS`).
         1215, 1216, 1217,
-        // Around `-avx512ifma`'s first split batch (`fused::Split`): an open's (2048), a
-        // whole seal's (3008), a streaming seal's (3072); two in a row (6144 and up).
+        // Where an open (2048), a whole seal (3008) and a streaming seal (3072) first queue
+        // a full zmm batch of ciphertext before a full batch; two in a row (6144 and up).
         2047, 2049, 3007, 3008, 3009, 3071, 3073, 6144,
         // The short path's key block and text in one keyed entry call (up to 704 bytes of
         // text on zmm, 448 on ymm), on each of the ChaCha20 core's row kernels (5 to 12

@@ -332,35 +332,6 @@ impl Lanes44 {
         }
     }
 
-    /// Moves every lane 32 blocks on and adds `sum` to lane 7: `h = h * r^32 + (0, ..., 0,
-    /// sum)` (`r32` is `r^32`). The fused core's split batch ([`PolyLanes::merge_split`])
-    /// absorbs only the first 4 of its 8 groups here, which leaves lane `j` at block
-    /// `24 + j` of the batch; the scalar step took blocks 32 to 63 into `sum` (block 63 not
-    /// yet multiplied: the value of a lane at block 63), so afterwards the lanes stand as
-    /// after all 8 groups.
-    ///
-    /// Bounds: `r32` is carried (limbs below 2^44, `20 r32` below 2^49), the product's limbs
-    /// end below `2^44 + 2^16` and `sum`'s below 2^44 (its top one below 2^43: `h2` at
-    /// most 6), so the lanes stay below 2^46, as `column` requires.
-    ///
-    /// [`PolyLanes::merge_split`]: super::lanes::PolyLanes::merge_split
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F and AVX-512IFMA.
-    #[inline(always)]
-    pub(crate) unsafe fn merge_split(&mut self, r32: &Fe44, sum: &Acc) {
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            let rv: VFe = core::array::from_fn(|i| _mm512_set1_epi64(r32[i] as i64));
-            let sv: VFe = core::array::from_fn(|i| _mm512_set1_epi64((r32[i] * 20) as i64));
-            let moved = mul_reduce(&self.h, &rv, &sv);
-            let s44 = sum.to_fe44();
-            self.h = core::array::from_fn(|i| {
-                _mm512_add_epi64(moved[i], _mm512_maskz_set1_epi64(0x80, s44[i] as i64))
-            });
-        }
-    }
-
     /// Ends the pass: lane `j` times `r^(8-j)` (`pow[k]` is `r^(k+1)`), the lanes summed,
     /// as a running sum.
     ///

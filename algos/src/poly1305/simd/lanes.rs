@@ -16,7 +16,7 @@
 //! `r` itself.
 
 use super::ifma::{Lanes44, Part44, STAGES44};
-use super::scalar::{fe26_to_fe44, mul26, Acc, Fe26, Fe44, R64};
+use super::scalar::{fe26_to_fe44, Acc, Fe26, Fe44, R64};
 use super::vec26::{Lanes26, PolyVec};
 use crate::x86::vector::{SimdVec, Zmm};
 
@@ -75,23 +75,6 @@ pub(crate) trait PolyLanes: Sized {
     /// `p` is readable for `16 * BLOCKS` bytes; the CPU has the backend's features; the
     /// stages of one group run in order, with the same `p` and `part`.
     unsafe fn absorb_stage(&mut self, r: &R64, p: *const u8, k: usize, part: &mut Self::Part);
-
-    /// Whether the fused core may split a full zmm batch's 64 blocks between the lanes and
-    /// the scalar step ([`merge_split`](Self::merge_split)): the IFMA backend only.
-    const SPLIT: bool = false;
-
-    /// After the lanes absorbed the first half of 64 blocks (4 groups of 8) and the scalar
-    /// step the second half into `sum` (its last block added, not multiplied): every lane
-    /// moved 32 blocks on (by `r^32`, which the backend derives from `r8`, `r^8` in radix
-    /// 2^26) and `sum` added to lane 7, which leaves the lanes as after all 64 blocks.
-    /// Called only where [`SPLIT`](Self::SPLIT) holds; the others keep this empty default.
-    ///
-    /// # Safety
-    /// The CPU has the backend's features.
-    #[inline(always)]
-    unsafe fn merge_split(&mut self, _r8: &Fe26, _sum: &Acc) {
-        debug_assert!(Self::SPLIT, "merge_split on a backend without the split");
-    }
 }
 
 impl<V: PolyVec> PolyLanes for Lanes26<V> {
@@ -160,23 +143,6 @@ impl PolyLanes for Lanes44 {
     unsafe fn absorb(&mut self, _r: &R64, p: *const u8, groups: usize) {
         // SAFETY: forwarded from this function's contract.
         unsafe { Lanes44::absorb(self, p, groups) }
-    }
-
-    const SPLIT: bool = true;
-
-    /// `r^32` by two squarings per split batch: a few dozen scalar instructions per 4 KiB,
-    /// where keeping it would put a field in [`Lanes44`] (whose moves then became calls to
-    /// `memcpy`) or in the fused core's state (which changed the other backends' code).
-    #[inline(always)]
-    unsafe fn merge_split(&mut self, r8: &Fe26, sum: &Acc) {
-        let mut r16 = mul26(r8, r8);
-        let mut r32 = mul26(&r16, &r16);
-        let mut r32_44 = fe26_to_fe44(&r32);
-        // SAFETY: forwarded from this function's contract (IFMA's features).
-        unsafe { Lanes44::merge_split(self, &r32_44, sum) };
-        zeroize::Zeroize::zeroize(&mut r16);
-        zeroize::Zeroize::zeroize(&mut r32);
-        zeroize::Zeroize::zeroize(&mut r32_44);
     }
 
     #[inline(always)]

@@ -100,19 +100,6 @@ impl Acc {
         }
     }
 
-    /// Adds one full 16-byte block `m` (with the 2^128 bit) without multiplying by `r`:
-    /// the last block of a run whose sum joins a vector lane that multiplies it later
-    /// (the fused core's split batches, `h2` then at most 6).
-    #[inline(always)]
-    pub(crate) fn add_block(&mut self, m: &[u8]) {
-        let m0 = u64::from_le_bytes(m[..8].try_into().unwrap_or_default());
-        let m1 = u64::from_le_bytes(m[8..16].try_into().unwrap_or_default());
-        let [h0, h1, h2] = self.h;
-        let (h0, c) = adc(h0, m0, 0);
-        let (h1, c) = adc(h1, m1, c);
-        self.h = [h0, h1, h2 + c + 1];
-    }
-
     /// Absorbs `tail` (shorter than a block) zero-padded to one block with the 2^128 bit,
     /// as RFC 8439's `pad16` does to AEAD data; nothing when `tail` is empty.
     ///
@@ -396,24 +383,6 @@ mod tests {
             let a = Acc::from_limbs(h[0], h[1], h[2]);
             assert_eq!(Acc::from_fe26(a.to_fe26()), a);
             assert_eq!(Acc::from_fe44(a.to_fe44()), a);
-        }
-    }
-
-    /// `add_block` is a block's step without the multiply: adding `m` and then absorbing a
-    /// zero block without the 2^128 bit (`(h + m + 2^128 + 0) * r`) is absorbing `m` with it,
-    /// for sums whose top limb the split batches leave (up to 4 before the add).
-    #[test]
-    fn add_block_then_a_zero_multiply_is_one_block() {
-        let r = R64::from_key(&core::array::from_fn(|i| (i * 29 + 3) as u8));
-        let m: [u8; 16] = core::array::from_fn(|i| 0xff - i as u8);
-        for h in [[0u64, 0, 0], [u64::MAX, u64::MAX, 4], [0x1234, u64::MAX, 1]] {
-            let mut want = Acc::from_limbs(h[0], h[1], h[2]);
-            want.blocks(&r, &m, 1);
-            let mut got = Acc::from_limbs(h[0], h[1], h[2]);
-            got.add_block(&m);
-            assert_ne!(got, Acc::from_limbs(h[0], h[1], h[2]));
-            got.blocks(&r, &[0; 16], 0);
-            assert_eq!(got.tag(&[0; 16]), want.tag(&[0; 16]), "h {h:x?}");
         }
     }
 

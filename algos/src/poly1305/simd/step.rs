@@ -1,8 +1,8 @@
 //! The scalar Poly1305 step ([`Acc`]'s one-block `h = (h + m + 2^128) * r`, partially
 //! reduced) written as one inline-assembly block, which [`Acc::blocks`] takes for every
 //! full block: the fused ymm ChaCha20-Poly1305 core
-//! ([`ScalarLanes`](super::lanes::ScalarLanes)), the scalar half of the IFMA core's split
-//! batches, the short requests and the tails all reach it there.
+//! ([`ScalarLanes`](super::lanes::ScalarLanes)), the short requests and the tails all
+//! reach it there.
 //!
 //! Why assembly: there the step runs between ChaCha20 quarter rounds, and LLVM, short of
 //! general registers across the rounds, kept `r0`, `r1`, `s1`, the block pointer and `h2`
