@@ -4,7 +4,7 @@
 //! bytes) that only that handle writes, with plain relaxed loads and stores — no
 //! read-modify-write, no cache line shared with another handle. The driver's entry keeps
 //! a [`DriverStats`]: the number of allocations, the cells of its live handles (registered
-//! at allocation, removed at drop) and the totals of handles already dropped (each cell is
+//! at allocation in a slot, the slot freed at drop) and the totals of handles already dropped (each cell is
 //! folded in when its handle drops). A read sums the live cells and the folded totals
 //! under the entry's small lock, which only allocation, drop and readers take: never a
 //! request.
@@ -15,7 +15,6 @@
 //! numbers are operational statistics, and making them exact would put a locked
 //! instruction on every request.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -56,10 +55,15 @@ impl HandleCell {
     }
 }
 
+/// The live handles' cells, in slots a handle keeps from allocation to drop: a slot
+/// freed by a drop is reused by the next allocation, so registering and retiring are an
+/// index and a push or pop under the lock, with no hashing (a TLS handshake allocates
+/// eight handles).
 #[derive(Default)]
 pub(crate) struct Live {
-    next_id: u64,
-    cells: HashMap<u64, Arc<HandleCell>>,
+    slots: Vec<Option<Arc<HandleCell>>>,
+    free: Vec<usize>,
+    live: usize,
     /// Requests and bytes of handles already dropped.
     retired: (u64, u64),
 }
@@ -88,24 +92,35 @@ impl DriverStats {
         &self.live
     }
 
-    /// Registers a new handle's cell; returns its id for [`DriverStats::retire`].
+    /// Registers a new handle's cell; returns its slot for [`DriverStats::retire`].
     pub(crate) fn register(&self, cell: &Arc<HandleCell>) -> u64 {
         self.allocations.fetch_add(1, Ordering::Relaxed);
         let mut live = self.live.lock();
-        let id = live.next_id;
-        live.next_id += 1;
-        live.cells.insert(id, Arc::clone(cell));
-        id
+        live.live += 1;
+        let cell = Some(Arc::clone(cell));
+        match live.free.pop() {
+            Some(slot) => {
+                live.slots[slot] = cell;
+                slot as u64
+            }
+            None => {
+                live.slots.push(cell);
+                (live.slots.len() - 1) as u64
+            }
+        }
     }
 
-    /// Folds a dropped handle's counts into the totals and forgets its cell (under the
+    /// Folds a dropped handle's counts into the totals and frees its slot (under the
     /// same lock a reader takes, so no read counts it twice or not at all).
     pub(crate) fn retire(&self, id: u64) {
         let mut live = self.live.lock();
-        if let Some(cell) = live.cells.remove(&id) {
+        let slot = id as usize;
+        if let Some(cell) = live.slots.get_mut(slot).and_then(Option::take) {
             let (r, b) = cell.read();
             live.retired.0 = live.retired.0.wrapping_add(r);
             live.retired.1 = live.retired.1.wrapping_add(b);
+            live.live -= 1;
+            live.free.push(slot);
         }
     }
 
@@ -113,16 +128,67 @@ impl DriverStats {
     pub(crate) fn read(&self) -> Counts {
         let live = self.live.lock();
         let (mut requests, mut bytes) = live.retired;
-        for cell in live.cells.values() {
+        for cell in live.slots.iter().flatten() {
             let (r, b) = cell.read();
             requests = requests.wrapping_add(r);
             bytes = bytes.wrapping_add(b);
         }
         Counts {
             allocations: self.allocations.load(Ordering::Relaxed),
-            live: live.cells.len(),
+            live: live.live,
             requests,
             bytes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(requests: u64, bytes: usize) -> Arc<HandleCell> {
+        let c = Arc::new(HandleCell::default());
+        for _ in 0..requests {
+            c.count(bytes);
+        }
+        c
+    }
+
+    #[test]
+    fn a_freed_slot_is_reused_and_every_count_is_kept() {
+        let stats = DriverStats::default();
+        let (a, b, c) = (cell(1, 10), cell(2, 20), cell(3, 30));
+        let (ia, ib, ic) = (stats.register(&a), stats.register(&b), stats.register(&c));
+        assert_eq!((ia, ib, ic), (0, 1, 2));
+        let all = stats.read();
+        assert_eq!((all.allocations, all.live), (3, 3));
+        assert_eq!((all.requests, all.bytes), (6, 10 + 40 + 90));
+
+        stats.retire(ib);
+        let after = stats.read();
+        assert_eq!(after.live, 2);
+        // The retired handle's counts stay in the totals.
+        assert_eq!((after.requests, after.bytes), (6, 140));
+
+        let d = cell(4, 1);
+        assert_eq!(stats.register(&d), ib, "the freed slot is taken again");
+        // A count made after retirement through the old cell is not read: `b` is gone.
+        b.count(1000);
+        let now = stats.read();
+        assert_eq!((now.allocations, now.live), (4, 3));
+        assert_eq!((now.requests, now.bytes), (10, 144));
+
+        // `d` retires; retiring its free slot again, or an id never handed out, changes
+        // nothing.
+        stats.retire(ib);
+        stats.retire(ib);
+        stats.retire(99);
+        let last = stats.read();
+        assert_eq!((last.live, last.requests, last.bytes), (2, 10, 144));
+        assert_eq!(stats.register(&cell(0, 0)), ib);
+        for id in [ia, ib, ic] {
+            stats.retire(id);
+        }
+        assert_eq!(stats.read().live, 0);
     }
 }

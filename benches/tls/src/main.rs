@@ -8,6 +8,8 @@
 //! * handshakes: full handshakes per second, ECDSA P-256 and RSA-2048 server certificates,
 //!   TLS 1.3 AES-128-GCM (the handshake's record protection is the provider's, its
 //!   signatures and key exchange are `base`'s: within a few percent of ring by design);
+//! * key install: one TLS 1.3 traffic key's encrypter and decrypter per suite and
+//!   provider, ns (a full handshake installs four per side);
 //! * raw AEAD: the same run's seal of 16 KiB through a registry handle against aws-lc-rs's
 //!   `LessSafeKey`, so the TLS ratio can be read beside the ratio the AEAD alone allows;
 //! * raw record seal: ChaCha20-Poly1305 at the lengths around a 1 KiB write's TLS 1.3
@@ -282,10 +284,65 @@ fn main() -> std::process::ExitCode {
         );
     }
     println!();
+    key_install(&providers, o.rounds);
+    println!();
     raw_aead(&reg, o.rounds);
     println!();
     raw_record_seal(&reg, o.rounds);
     std::process::ExitCode::SUCCESS
+}
+
+/// The same run's cost of installing one TLS 1.3 traffic key (an encrypter and a
+/// decrypter from the same key and IV), per suite and provider: a full handshake installs
+/// four per side, so this is the record layer's share of a handshake. Keys are derived
+/// before the timed loop.
+fn key_install(providers: &[(&str, CryptoProvider)], rounds: usize) {
+    use rustls::crypto::cipher::Iv;
+    use rustls::crypto::tls13::OkmBlock;
+    use rustls::internal::{derive_traffic_iv, derive_traffic_key};
+    use rustls::SupportedCipherSuite;
+    println!("| key install (encrypter + decrypter), ns | cryptoreg | aws-lc-rs | ring |");
+    println!("| --- | --- | --- | --- |");
+    let n = 2000;
+    for id in [
+        CipherSuite::TLS13_AES_128_GCM_SHA256,
+        CipherSuite::TLS13_AES_256_GCM_SHA384,
+        CipherSuite::TLS13_CHACHA20_POLY1305_SHA256,
+    ] {
+        let suites: Vec<&'static rustls::Tls13CipherSuite> = providers
+            .iter()
+            .map(
+                |(_, p)| match p.cipher_suites.iter().find(|s| s.suite() == id) {
+                    Some(SupportedCipherSuite::Tls13(s)) => *s,
+                    _ => panic!("{id:?} missing"),
+                },
+            )
+            .collect();
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); suites.len()];
+        for _ in 0..rounds {
+            for (i, s) in suites.iter().enumerate() {
+                let expander = s.hkdf_provider.expander_for_okm(&OkmBlock::new(&[7u8; 48]));
+                let keys: Vec<_> = (0..2 * n)
+                    .map(|_| derive_traffic_key(expander.as_ref(), s.aead_alg))
+                    .collect();
+                let iv = derive_traffic_iv(expander.as_ref());
+                let mut keys = keys.into_iter();
+                let t = Instant::now();
+                for _ in 0..n {
+                    let e = s
+                        .aead_alg
+                        .encrypter(keys.next().unwrap(), Iv::copy(iv.as_ref()));
+                    let d = s
+                        .aead_alg
+                        .decrypter(keys.next().unwrap(), Iv::copy(iv.as_ref()));
+                    std::hint::black_box((e, d));
+                }
+                times[i].push(t.elapsed().as_secs_f64() / n as f64);
+            }
+        }
+        let ns: Vec<f64> = times.into_iter().map(|t| median(t) * 1e9).collect();
+        println!("| {id:?} | {:.0} | {:.0} | {:.0} |", ns[0], ns[1], ns[2]);
+    }
 }
 
 /// The same run's raw AEAD seal of 16 KiB: registry handle against aws-lc-rs.

@@ -466,6 +466,13 @@ impl Registry {
     /// measures them (and records them there), and keeps them (a name that is not an
     /// algorithm with concrete drivers is left alone). A measurement that fails (a driver
     /// refusing the bench's request) is logged and the ladder decides.
+    /// Whether [`Registry::calibrate_once`] may still have work for `name`: calibration
+    /// is on and `name` has no recorded choice yet (it may have no driver to time, which
+    /// `calibrate_once` finds out; this answer errs towards asking it).
+    pub(super) fn calibration_pending(&self, inner: &Inner, name: &str) -> bool {
+        self.config.selection.calibrate && !inner.calibrations.contains_key(name)
+    }
+
     pub(super) fn calibrate_once(&self, name: &str) {
         if !self.config.selection.calibrate {
             return;
