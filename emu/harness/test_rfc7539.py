@@ -6,8 +6,8 @@ and tag with the native reference (portable ChaCha20 + poly1305-generic) from th
         [--seed N] [--drivers avx2,avx512,avx512ifma]
 
 Cases: every driver, AAD lengths 0..300 and text lengths 0..6144 around the 16-byte,
-64-byte, chunk (512 / 1024 bytes), vector-threshold (256 bytes) and split-batch (2048,
-3008, 3072 bytes on -avx512ifma) boundaries plus random ones below 5000, encryption and
+64-byte, chunk (512 / 1024 bytes), vector-threshold (256 bytes) and first-full-queue (2048,
+3008, 3072 bytes on zmm) boundaries plus random ones below 5000, encryption and
 decryption, in place and out of place (the source must come back unchanged), with and
 without the powers of r (the one-shot calls pass none unless the AAD is long: a long
 text's entry then computes them, during its first batch when encrypting);
@@ -41,8 +41,8 @@ TEXT = [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1023, 1024, 
         1536, 2048, 2049, 4100, 1624, 1324, 1124, 3772,
         # Around the whole-seal entries' first batch, and one batch after it.
         447, 448, 449, 959, 960, 961, 1420, 1983, 1984, 1985,
-        # Around the first split batch of `-avx512ifma` (`fused::Split`): an open's (2048),
-        # a whole seal's (3008), a streaming seal's (3072); two of them in a row (6144).
+        # Where an open (2048), a whole seal (3008) and a streaming seal (3072) first queue
+        # a full zmm batch of ciphertext before a full batch; two in a row (6144).
         2047, 3007, 3008, 3009, 3071, 3072, 3073, 6144]
 AAD = [0, 1, 16, 255, 256, 300]
 MAX_LEN = 8192

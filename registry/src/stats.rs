@@ -3,8 +3,8 @@
 //! Every handle the registry hands out owns a [`HandleCell`]: two counters (requests,
 //! bytes) that only that handle writes, with plain relaxed loads and stores — no
 //! read-modify-write, no cache line shared with another handle. The driver's entry keeps
-//! a [`DriverStats`]: the number of allocations, the cells of its live handles (registered
-//! at allocation in a slot, the slot freed at drop) and the totals of handles already dropped (each cell is
+//! a [`DriverStats`]: the number of allocations, the cells of its live handles (each in a
+//! slot from allocation to drop) and the totals of handles already dropped (each cell is
 //! folded in when its handle drops). A read sums the live cells and the folded totals
 //! under the entry's small lock, which only allocation, drop and readers take: never a
 //! request.
@@ -111,7 +111,9 @@ impl DriverStats {
     }
 
     /// Folds a dropped handle's counts into the totals and frees its slot (under the
-    /// same lock a reader takes, so no read counts it twice or not at all).
+    /// same lock a reader takes, so no read counts it twice or not at all). Each id is
+    /// retired exactly once, by its handle's guard on drop: once its slot is reused, the
+    /// id names the new handle.
     pub(crate) fn retire(&self, id: u64) {
         let mut live = self.live.lock();
         let slot = id as usize;
@@ -185,8 +187,10 @@ mod tests {
         stats.retire(99);
         let last = stats.read();
         assert_eq!((last.live, last.requests, last.bytes), (2, 10, 144));
+        // The slot was freed once: the next registration takes it, the one after a new one.
         assert_eq!(stats.register(&cell(0, 0)), ib);
-        for id in [ia, ib, ic] {
+        assert_eq!(stats.register(&cell(0, 0)), 3);
+        for id in [ia, ib, ic, 3] {
             stats.retire(id);
         }
         assert_eq!(stats.read().live, 0);

@@ -8,8 +8,8 @@
 //! * handshakes: full handshakes per second, ECDSA P-256 and RSA-2048 server certificates,
 //!   TLS 1.3 AES-128-GCM (the handshake's record protection is the provider's, its
 //!   signatures and key exchange are `base`'s: within a few percent of ring by design);
-//! * key install: one TLS 1.3 traffic key's encrypter and decrypter per suite and
-//!   provider, ns (a full handshake installs four per side);
+//! * key install: one TLS 1.3 traffic key's encrypter and decrypter made and dropped, per
+//!   suite and provider, ns (a full handshake makes two such pairs per side);
 //! * raw AEAD: the same run's seal of 16 KiB through a registry handle against aws-lc-rs's
 //!   `LessSafeKey`, so the TLS ratio can be read beside the ratio the AEAD alone allows;
 //! * raw record seal: ChaCha20-Poly1305 at the lengths around a 1 KiB write's TLS 1.3
@@ -293,15 +293,16 @@ fn main() -> std::process::ExitCode {
 }
 
 /// The same run's cost of installing one TLS 1.3 traffic key (an encrypter and a
-/// decrypter from the same key and IV), per suite and provider: a full handshake installs
-/// four per side, so this is the record layer's share of a handshake. Keys are derived
-/// before the timed loop.
+/// decrypter from the same key and IV, made and dropped), per suite and provider: a full
+/// handshake makes two such pairs per side (handshake and application keys), so four
+/// times this is the record layer's share of a handshake. Keys are derived before the
+/// timed loop.
 fn key_install(providers: &[(&str, CryptoProvider)], rounds: usize) {
     use rustls::crypto::cipher::Iv;
     use rustls::crypto::tls13::OkmBlock;
     use rustls::internal::{derive_traffic_iv, derive_traffic_key};
     use rustls::SupportedCipherSuite;
-    println!("| key install (encrypter + decrypter), ns | cryptoreg | aws-lc-rs | ring |");
+    println!("| key install (encrypter + decrypter, made and dropped), ns | cryptoreg | aws-lc-rs | ring |");
     println!("| --- | --- | --- | --- |");
     let n = 2000;
     for id in [

@@ -461,11 +461,6 @@ impl Registry {
         c
     }
 
-    /// Before the first resolution of `name` with calibration on: takes its candidates'
-    /// figures from the cache file when it holds them for this CPU, build and sizes, else
-    /// measures them (and records them there), and keeps them (a name that is not an
-    /// algorithm with concrete drivers is left alone). A measurement that fails (a driver
-    /// refusing the bench's request) is logged and the ladder decides.
     /// Whether [`Registry::calibrate_once`] may still have work for `name`: calibration
     /// is on and `name` has no recorded choice yet (it may have no driver to time, which
     /// `calibrate_once` finds out; this answer errs towards asking it).
@@ -473,6 +468,11 @@ impl Registry {
         self.config.selection.calibrate && !inner.calibrations.contains_key(name)
     }
 
+    /// Before the first resolution of `name` with calibration on: takes its candidates'
+    /// figures from the cache file when it holds them for this CPU, build and sizes, else
+    /// measures them (and records them there), and keeps them (a name that is not an
+    /// algorithm with concrete drivers is left alone). A measurement that fails (a driver
+    /// refusing the bench's request) is logged and the ladder decides.
     pub(super) fn calibrate_once(&self, name: &str) {
         if !self.config.selection.calibrate {
             return;

@@ -252,10 +252,11 @@ impl Registry {
             return Err(Error::NotFound(name.to_string()));
         }
         // The common case, a name resolved before and nothing changed since: one lock
-        // and the cache. A cached name was validated when it went in and its first-use
-        // tests have run (a cache hit skips them below as well); only a calibration still
-        // to run sends it the long way (the self-test runner's lookups cache names
-        // without calibrating them).
+        // and the cache. A cached name was validated when it went in, and a cache hit
+        // skips the first-use tests below as well. Where calibration is on and has no
+        // record for the name, the hit is not taken here, so that this path never skips
+        // more than the code below does (which, with first-use tests on, also answers a
+        // cached name before calibrating it).
         {
             let mut inner = self.inner.lock();
             if !(first_use && self.calibration_pending(&inner, name)) {

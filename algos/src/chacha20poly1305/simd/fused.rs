@@ -411,7 +411,8 @@ impl<P: PolyLanes> Stitch<'_, P> {
     /// queued) through [`Steady`]; else with the queue's own tests ([`Interleave`] above).
     /// (An IFMA form that gave half of a full batch's 64 queued blocks to the scalar step
     /// measured 2-4% faster at 4 and 8 KiB on Zen 4 but 1-3% slower at 16 and 64 KiB there,
-    /// and 8-18% slower from 8 KiB up on Sapphire Rapids: removed; see the README.)
+    /// and on Sapphire Rapids 5-8% slower at 4 KiB, 7-14% at 8 KiB and 12-18% at 16 and
+    /// 64 KiB: removed; see the README.)
     ///
     /// # Safety
     /// As [`batch_between`]'s, with the queued ciphertext readable and unchanged until the
