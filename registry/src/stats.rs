@@ -62,8 +62,8 @@ impl HandleCell {
 #[derive(Default)]
 pub(crate) struct Live {
     slots: Vec<Option<Arc<HandleCell>>>,
+    /// The slots freed by drops, for the next allocations; every other slot holds a cell.
     free: Vec<usize>,
-    live: usize,
     /// Requests and bytes of handles already dropped.
     retired: (u64, u64),
 }
@@ -96,7 +96,6 @@ impl DriverStats {
     pub(crate) fn register(&self, cell: &Arc<HandleCell>) -> u64 {
         self.allocations.fetch_add(1, Ordering::Relaxed);
         let mut live = self.live.lock();
-        live.live += 1;
         let cell = Some(Arc::clone(cell));
         match live.free.pop() {
             Some(slot) => {
@@ -121,7 +120,6 @@ impl DriverStats {
             let (r, b) = cell.read();
             live.retired.0 = live.retired.0.wrapping_add(r);
             live.retired.1 = live.retired.1.wrapping_add(b);
-            live.live -= 1;
             live.free.push(slot);
         }
     }
@@ -137,7 +135,7 @@ impl DriverStats {
         }
         Counts {
             allocations: self.allocations.load(Ordering::Relaxed),
-            live: live.live,
+            live: live.slots.len() - live.free.len(),
             requests,
             bytes,
         }

@@ -5,9 +5,9 @@
 //!
 //! All of it is branch-free on secret data: carries come from `overflowing_add` and shifts,
 //! the final `h >= p` choice is a mask. Full message blocks go through the assembly form
-//! of the step ([`super::step`], `adc` carries), the padded ones through the Rust one. The technique (64-bit limbs with `s1 = r1 + r1/4`,
-//! which the clamping of `r` allows) is the one of OpenSSL's `poly1305.c`; the code is our
-//! own.
+//! of the step ([`super::step`], `adc` carries), the padded ones through the Rust one.
+//! The technique (64-bit limbs with `s1 = r1 + r1/4`, which the clamping of `r` allows) is
+//! the one of OpenSSL's `poly1305.c`; the code is our own.
 
 use zeroize::Zeroize;
 
